@@ -1,0 +1,59 @@
+# arcflow: GitHub Actions runner autoscaling on Kubernetes, driven by Temporal workflows.
+# `make help` lists the targets.
+
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+TOOLS_BIN := $(CURDIR)/.tools/bin
+STACK_DIR ?= $(CURDIR)/.stack
+GO_TEST_FLAGS ?= -count=1 -timeout 20m
+export ARCFLOW_TOOLS_BIN := $(TOOLS_BIN)
+
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: tools
+tools: ## Build etcd, Kubernetes, kwok, the Temporal CLI and controller-gen (cached outside the clone).
+	@bash scripts/tools.sh all
+
+.PHONY: build
+build: ## Build the arcflow binaries into bin/.
+	go build -o bin/ ./cmd/...
+
+.PHONY: generate
+generate: tools ## Regenerate deepcopy code and the CRD YAML in deploy/crds with controller-gen.
+	@bash scripts/generate.sh .
+
+.PHONY: lint
+lint: tools ## gofmt, go vet, and a check that generated files are up to date.
+	@bash scripts/lint.sh
+
+.PHONY: test-unit
+test-unit: ## Unit and workflow tests only (no local stack).
+	go test -short $(GO_TEST_FLAGS) ./...
+
+.PHONY: test
+test: tools lint ## Everything CI runs: lint, unit, integration and e2e tests on the real local stack.
+	go test $(GO_TEST_FLAGS) ./...
+
+.PHONY: e2e
+e2e: tools ## Full-stack tests only.
+	go test $(GO_TEST_FLAGS) ./test/e2e/...
+
+.PHONY: up
+up: tools ## Start etcd, kube-apiserver, kwok and a Temporal dev server with its Web UI, for a person.
+	go run ./cmd/arcflow-stack up --dir $(STACK_DIR)
+
+.PHONY: down
+down: ## Stop what `make up` started.
+	go run ./cmd/arcflow-stack down --dir $(STACK_DIR)
+
+.PHONY: demo
+demo: tools ## Run arcflow end to end on local defaults.
+	@bash scripts/demo.sh
+
+.PHONY: bench
+bench: tools ## Benchmarks against ARC's measured figures.
+	@bash scripts/bench.sh

@@ -1,0 +1,155 @@
+package teststack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// Options chooses what a Stack runs.
+type Options struct {
+	// Dir holds state, logs, PID files and the kubeconfig. Empty means a new
+	// temporary directory, removed by Stop.
+	Dir string
+	// Kubernetes starts etcd, kube-apiserver, kube-controller-manager,
+	// kube-scheduler and kwok with its fake node.
+	Kubernetes bool
+	// Temporal starts a Temporal dev server.
+	Temporal bool
+	// TemporalUI serves the Temporal Web UI (for people; tests run headless).
+	TemporalUI bool
+	// TemporalDB keeps Temporal's state in a SQLite file under Dir instead of memory.
+	TemporalDB bool
+	// SearchAttributes registers custom search attributes: name to type (Keyword, Int, ...).
+	SearchAttributes map[string]string
+	// Detached lets the processes outlive this one; `make up` uses it and `make down`
+	// stops them with StopDir.
+	Detached bool
+}
+
+// Stack is a running set of processes.
+type Stack struct {
+	Dir               string
+	Kubeconfig        string
+	RESTConfig        *rest.Config
+	TemporalAddress   string
+	TemporalUIAddress string
+
+	procs    []*process
+	detached bool
+	ownsDir  bool
+}
+
+// Start brings up what opts asks for. On error, whatever was started is stopped.
+func Start(ctx context.Context, opts Options) (*Stack, error) {
+	tools, err := ToolsDir()
+	if err != nil {
+		return nil, err
+	}
+	s := &Stack{Dir: opts.Dir, detached: opts.Detached}
+	if s.Dir == "" {
+		if s.Dir, err = os.MkdirTemp("", "arcflow-stack-"); err != nil {
+			return nil, fmt.Errorf("stack dir: %w", err)
+		}
+		s.ownsDir = true
+	} else if s.Dir, err = filepath.Abs(s.Dir); err != nil {
+		return nil, fmt.Errorf("stack dir: %w", err)
+	}
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("stack dir: %w", err)
+	}
+	if opts.Kubernetes {
+		err = s.startKubernetes(ctx, tools)
+	}
+	if err == nil && opts.Temporal {
+		err = s.startTemporal(ctx, tools, opts)
+	}
+	if err != nil {
+		return nil, errors.Join(err, s.Stop())
+	}
+	if err := os.WriteFile(filepath.Join(s.Dir, "env"), []byte(strings.Join(s.Env(), "\n")+"\n"), 0o644); err != nil {
+		return nil, errors.Join(fmt.Errorf("write env file: %w", err), s.Stop())
+	}
+	return s, nil
+}
+
+func (s *Stack) start(name, path string, args ...string) error {
+	p, err := startProcess(s.Dir, len(s.procs), name, s.detached, path, args...)
+	if err != nil {
+		return err
+	}
+	s.procs = append(s.procs, p)
+	return nil
+}
+
+// anyExited reports a process of the stack that has already died.
+func (s *Stack) anyExited() error {
+	for _, p := range s.procs {
+		if err := p.exitedEarly(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stop stops every process in reverse start order and, for a temporary stack,
+// removes its directory.
+func (s *Stack) Stop() error {
+	var errs []error
+	for i := len(s.procs) - 1; i >= 0; i-- {
+		p := s.procs[i]
+		if err := stopPID(p.cmd.Process.Pid, 10*time.Second); err != nil {
+			errs = append(errs, fmt.Errorf("stop %s: %w", p.name, err))
+		}
+		<-p.exited
+	}
+	s.procs = nil
+	if err := os.RemoveAll(filepath.Join(s.Dir, "pids")); err != nil {
+		errs = append(errs, err)
+	}
+	if s.ownsDir {
+		if err := os.RemoveAll(s.Dir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Env is the environment a client of the stack needs: KUBECONFIG and TEMPORAL_ADDRESS.
+func (s *Stack) Env() []string {
+	var env []string
+	if s.Kubeconfig != "" {
+		env = append(env, "KUBECONFIG="+s.Kubeconfig)
+	}
+	if s.TemporalAddress != "" {
+		env = append(env, "TEMPORAL_ADDRESS="+s.TemporalAddress)
+	}
+	if s.TemporalUIAddress != "" {
+		env = append(env, "TEMPORAL_UI="+s.TemporalUIAddress)
+	}
+	return env
+}
+
+// Kube returns a clientset for the stack's API server.
+func (s *Stack) Kube() (kubernetes.Interface, error) {
+	if s.RESTConfig == nil {
+		return nil, errors.New("the stack runs no Kubernetes")
+	}
+	return kubernetes.NewForConfig(s.RESTConfig)
+}
+
+// LogTails returns the last lines of every process log, for a failed test.
+func (s *Stack) LogTails(lines int) string {
+	var b strings.Builder
+	for _, p := range s.procs {
+		fmt.Fprintf(&b, "--- %s (%s)\n%s\n", p.name, p.logPath, tail(p.logPath, lines))
+	}
+	return b.String()
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Generates deepcopy code in api/v1alpha1 and CRD YAML under OUT/deploy/crds.
+# OUT is the project root, or another directory when lint checks for drift.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$root}
+cg="$root/.tools/bin/controller-gen"
+cd "$root"
+"$cg" object paths=./api/... output:object:dir="$out/api/v1alpha1"
+"$cg" crd:generateEmbeddedObjectMeta=true,maxDescLen=0 paths=./api/... output:crd:artifacts:config="$out/deploy/crds"

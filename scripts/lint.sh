@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# gofmt, go vet, and generated files that match their sources.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:" >&2; echo "$unformatted" >&2; exit 1
+fi
+go vet ./...
+
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/api/v1alpha1" "$tmp/deploy/crds"
+bash scripts/generate.sh "$tmp"
+if ! diff -q "$tmp/api/v1alpha1/zz_generated.deepcopy.go" api/v1alpha1/zz_generated.deepcopy.go >/dev/null \
+	|| ! diff -rq "$tmp/deploy/crds" deploy/crds >/dev/null; then
+	echo "generated files are stale: run make generate" >&2; exit 1
+fi
+echo "lint: ok"

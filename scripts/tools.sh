@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Installs the binaries that the local stack and code generation need, building them
+# from the Go module proxy. Built binaries are cached outside the clone, keyed by
+# version, so a fresh clone on a warm machine links them in seconds:
+#   ${XDG_CACHE_HOME:-$HOME/.cache}/arcflow/<tool>-<key>/
+# .tools/bin in the clone holds symlinks to the cached binaries.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache=${ARCFLOW_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/arcflow}
+bin="$root/.tools/bin"
+mkdir -p "$cache" "$bin"
+
+KUBE_VERSION=v1.36.3
+TEMPORAL_CLI_VERSION=v1.5.1
+CONTROLLER_GEN_VERSION=v0.20.1
+
+log() { printf '[tools] %s\n' "$*" >&2; }
+
+# link NAME DIR: point .tools/bin/NAME at DIR/NAME.
+link() { ln -sfn "$2/$1" "$bin/$1"; }
+
+# have DIR NAME...: all named binaries exist in DIR.
+have() {
+	local dir=$1; shift
+	for name in "$@"; do [ -x "$dir/$name" ] || return 1; done
+}
+
+# The Kubernetes control plane, etcd, kubectl and kwok come from tools/go.mod. The
+# cache key covers the pinned module graph and the Go version.
+kube_tools() {
+	local names=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok)
+	local key
+	key=$(cat "$root/tools/go.mod" "$root/tools/go.sum" <(go version) | sha256sum | cut -c1-12)
+	local dir="$cache/kube-$key"
+	if ! have "$dir" "${names[@]}"; then
+		log "building etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok (cold: about 15 minutes on 2 cores)"
+		local tmp="$dir.tmp.$$"
+		rm -rf "$tmp"; mkdir -p "$tmp"
+		local minor=${KUBE_VERSION#v1.}; minor=${minor%%.*}
+		local vpkg=k8s.io/component-base/version
+		(cd "$root/tools" && go build -trimpath -o "$tmp/" -ldflags "-s -w \
+			-X $vpkg.gitVersion=$KUBE_VERSION -X $vpkg.gitMajor=1 -X $vpkg.gitMinor=$minor" \
+			go.etcd.io/etcd/server/v3 \
+			k8s.io/kubernetes/cmd/kube-apiserver \
+			k8s.io/kubernetes/cmd/kube-controller-manager \
+			k8s.io/kubernetes/cmd/kube-scheduler \
+			k8s.io/kubernetes/cmd/kubectl \
+			sigs.k8s.io/kwok/cmd/kwok)
+		mv "$tmp/v3" "$tmp/etcd" 2>/dev/null || mv "$tmp/server" "$tmp/etcd"
+		rm -rf "$dir"; mv "$tmp" "$dir"
+	fi
+	for name in "${names[@]}"; do link "$name" "$dir"; done
+	# kwok's own stage definitions ship in its module; keep a copy beside the binary.
+	local stages
+	stages=$(cd "$root/tools" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)/kustomize/stage
+	[ -d "$dir/kwok-stage" ] || cp -r "$stages" "$dir/kwok-stage"
+	ln -sfn "$dir/kwok-stage" "$root/.tools/kwok-stage"
+}
+
+# go_install NAME MODULE/PKG VERSION: a single go install, cached by version.
+go_install() {
+	local name=$1 pkg=$2 version=$3
+	local dir="$cache/$name-$version-$(go env GOVERSION)"
+	if ! have "$dir" "$name"; then
+		log "building $name $version"
+		local tmp="$dir.tmp.$$"
+		rm -rf "$tmp"; mkdir -p "$tmp"
+		GOBIN="$tmp" GOFLAGS=-trimpath go install -ldflags "-s -w" "$pkg@$version"
+		rm -rf "$dir"; mv "$tmp" "$dir"
+	fi
+	link "$name" "$dir"
+}
+
+want=${1:-all}
+case "$want" in
+kube) kube_tools ;;
+temporal) go_install temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_CLI_VERSION" ;;
+controller-gen) go_install controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen "$CONTROLLER_GEN_VERSION" ;;
+all)
+	kube_tools
+	go_install temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_CLI_VERSION"
+	go_install controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen "$CONTROLLER_GEN_VERSION"
+	;;
+*) echo "usage: $0 [all|kube|temporal|controller-gen]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,63 @@
+package workflows
+
+import (
+	"strings"
+
+	"go.temporal.io/sdk/temporal"
+)
+
+// TaskQueue is the task queue of every arcflow workflow and activity.
+const TaskQueue = "arcflow"
+
+// Workflow IDs are readable and stable, so a person finds a runner, pool or
+// autoscaler in the Temporal Web UI by its Kubernetes name.
+
+// AutoscalerWorkflowID is hra/<namespace>/<name>.
+func AutoscalerWorkflowID(namespace, name string) string {
+	return "hra/" + namespace + "/" + name
+}
+
+// PoolWorkflowID is pool/<namespace>/<kind>/<name>, kind being RunnerDeployment or
+// RunnerSet.
+func PoolWorkflowID(namespace, kind, name string) string {
+	return "pool/" + namespace + "/" + strings.ToLower(kind) + "/" + name
+}
+
+// RunnerWorkflowID is runner/<namespace>/<runner-name>.
+func RunnerWorkflowID(namespace, runnerName string) string {
+	return "runner/" + namespace + "/" + runnerName
+}
+
+// Signal and query names.
+const (
+	SignalJob        = "job"
+	SignalSpec       = "spec"
+	SignalForceScale = "force-scale"
+	SignalDelete     = "delete"
+	SignalScale      = "scale"
+	SignalPod        = "pod"
+	SignalStop       = "stop"
+	SignalRunnerDone = "runner-done"
+	QueryState       = "state"
+)
+
+// Custom search attributes. `arcflow setup` registers them on a cluster; the dev
+// server gets them at start.
+var (
+	SearchAttrKind        = temporal.NewSearchAttributeKeyKeyword("ArcflowKind")
+	SearchAttrPool        = temporal.NewSearchAttributeKeyKeyword("ArcflowPool")
+	SearchAttrScope       = temporal.NewSearchAttributeKeyKeyword("ArcflowScope")
+	SearchAttrRunnerName  = temporal.NewSearchAttributeKeyKeyword("ArcflowRunnerName")
+	SearchAttrRunnerState = temporal.NewSearchAttributeKeyKeyword("ArcflowRunnerState")
+)
+
+// SearchAttributeTypes maps each custom search attribute to its Temporal type name.
+func SearchAttributeTypes() map[string]string {
+	types := map[string]string{}
+	for _, key := range []temporal.SearchAttributeKeyKeyword{
+		SearchAttrKind, SearchAttrPool, SearchAttrScope, SearchAttrRunnerName, SearchAttrRunnerState,
+	} {
+		types[key.GetName()] = "Keyword"
+	}
+	return types
+}
