@@ -1,0 +1,102 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	gogithub "github.com/google/go-github/v88/github"
+)
+
+type (
+	gogithubRegistrationToken = gogithub.RegistrationToken
+	gogithubResponse          = gogithub.Response
+)
+
+// Runner is a self-hosted runner as GitHub lists it.
+type Runner struct {
+	ID     int64    `json:"id"`
+	Name   string   `json:"name"`
+	Status string   `json:"status"` // online or offline
+	Busy   bool     `json:"busy"`
+	Labels []string `json:"labels,omitempty"`
+}
+
+// ListRunners lists every runner of a scope, 100 a page. Pages come from the HTTP
+// cache while GitHub's max-age holds; fresh forces a revalidation, which costs a
+// request but, when nothing changed, only a 304.
+func (c *Client) ListRunners(ctx context.Context, scope Scope, fresh bool) ([]Runner, error) {
+	if err := scope.Validate(); err != nil {
+		return nil, err
+	}
+	const endpoint = "list-runners"
+	ctx = withEndpoint(ctx, endpoint)
+	var runners []Runner
+	for page := 1; ; {
+		u := fmt.Sprintf("%s/actions/runners?per_page=100&page=%d", scope.String(), page)
+		req, err := c.gh.NewRequest(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", endpoint, scope, err)
+		}
+		if fresh {
+			req.Header.Set("Cache-Control", "max-age=0")
+		}
+		var list gogithub.Runners
+		resp, err := c.gh.Do(req, &list)
+		if err := classify(endpoint+" "+scope.String(), resp, err, c.now()); err != nil {
+			return nil, err
+		}
+		for _, r := range list.Runners {
+			runner := Runner{ID: r.GetID(), Name: r.GetName(), Status: r.GetStatus(), Busy: r.GetBusy()}
+			for _, l := range r.Labels {
+				runner.Labels = append(runner.Labels, l.GetName())
+			}
+			runners = append(runners, runner)
+		}
+		if resp.NextPage == 0 {
+			return runners, nil
+		}
+		page = resp.NextPage
+	}
+}
+
+// FindRunner looks a runner up by name: first in the cached list, then, if it is
+// not there, in a revalidated one, so a runner that just registered is seen at once.
+func (c *Client) FindRunner(ctx context.Context, scope Scope, name string) (Runner, bool, error) {
+	for _, fresh := range []bool{false, true} {
+		runners, err := c.ListRunners(ctx, scope, fresh)
+		if err != nil {
+			return Runner{}, false, err
+		}
+		for _, r := range runners {
+			if r.Name == name {
+				return r, true, nil
+			}
+		}
+	}
+	return Runner{}, false, nil
+}
+
+// RemoveRunner unregisters a runner. It returns ErrRunnerBusy (422) while the
+// runner runs a job, ErrNotFound when it is already gone, and *RateLimitError.
+func (c *Client) RemoveRunner(ctx context.Context, scope Scope, id int64) error {
+	if err := scope.Validate(); err != nil {
+		return err
+	}
+	const endpoint = "remove-runner"
+	ctx = withEndpoint(ctx, endpoint)
+	var (
+		resp *gogithub.Response
+		err  error
+	)
+	switch {
+	case scope.Repository != "":
+		owner, repo := scope.ownerRepo()
+		resp, err = c.gh.Actions.RemoveRunner(ctx, owner, repo, id)
+	case scope.Organization != "":
+		resp, err = c.gh.Actions.RemoveOrganizationRunner(ctx, scope.Organization, id)
+	default:
+		resp, err = c.gh.Enterprise.RemoveRunner(ctx, scope.Enterprise, id)
+	}
+	return classify(fmt.Sprintf("%s %s/%d", endpoint, scope, id), resp, err, c.now())
+}

@@ -1,0 +1,57 @@
+package github
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+)
+
+type endpointKey struct{}
+
+// withEndpoint names the API operation of a request for metrics and errors.
+func withEndpoint(ctx context.Context, endpoint string) context.Context {
+	return context.WithValue(ctx, endpointKey{}, endpoint)
+}
+
+func endpointOf(ctx context.Context) string {
+	if e, ok := ctx.Value(endpointKey{}).(string); ok {
+		return e
+	}
+	return "other"
+}
+
+// countingTransport sits below the HTTP cache, so it sees only the calls that reach
+// GitHub. It counts them and records the rate-limit headers.
+type countingTransport struct {
+	next       http.RoundTripper
+	metrics    *Metrics
+	credential string
+}
+
+func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	status := "error"
+	if err == nil {
+		status = strconv.Itoa(resp.StatusCode)
+		if v, perr := strconv.ParseFloat(resp.Header.Get("X-RateLimit-Limit"), 64); perr == nil {
+			t.metrics.RateLimit.WithLabelValues(t.credential).Set(v)
+		}
+		if v, perr := strconv.ParseFloat(resp.Header.Get("X-RateLimit-Remaining"), 64); perr == nil {
+			t.metrics.RateLimitRemaining.WithLabelValues(t.credential).Set(v)
+		}
+	}
+	t.metrics.Calls.WithLabelValues(t.credential, endpointOf(req.Context()), status).Inc()
+	return resp, err
+}
+
+// tokenTransport authenticates with a personal access token.
+type tokenTransport struct {
+	next  http.RoundTripper
+	token string
+}
+
+func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("Authorization", "Bearer "+t.token)
+	return t.next.RoundTrip(req)
+}
