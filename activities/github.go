@@ -1,0 +1,70 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/arcflow/arcflow/github"
+)
+
+// RunnerRegistry is the part of the GitHub client the activities use.
+type RunnerRegistry interface {
+	FindRunner(ctx context.Context, scope github.Scope, name string) (github.Runner, bool, error)
+	RemoveRunner(ctx context.Context, scope github.Scope, id int64) error
+	RegistrationToken(ctx context.Context, scope github.Scope) (github.RegistrationToken, error)
+}
+
+// GitHub holds the GitHub activities. Register one value with the worker.
+type GitHub struct {
+	Registry RunnerRegistry
+}
+
+// FindRunnerInput names a runner in a scope.
+type FindRunnerInput struct {
+	Scope github.Scope
+	Name  string
+}
+
+// FindRunnerOutput is what GitHub says of the runner.
+type FindRunnerOutput struct {
+	Found  bool
+	ID     int64
+	Busy   bool
+	Online bool
+}
+
+// FindRunner looks a runner up by name through the shared HTTP cache.
+func (g *GitHub) FindRunner(ctx context.Context, in FindRunnerInput) (FindRunnerOutput, error) {
+	r, found, err := g.Registry.FindRunner(ctx, in.Scope, in.Name)
+	if err != nil {
+		return FindRunnerOutput{}, githubError(fmt.Errorf("find runner %s: %w", in.Name, err))
+	}
+	return FindRunnerOutput{Found: found, ID: r.ID, Busy: r.Busy, Online: r.Status == "online"}, nil
+}
+
+// RemoveRunnerInput names a registered runner.
+type RemoveRunnerInput struct {
+	Scope github.Scope
+	Name  string
+	ID    int64
+}
+
+// RemoveRunnerOutput says whether the runner was already gone.
+type RemoveRunnerOutput struct {
+	AlreadyGone bool
+}
+
+// RemoveRunner unregisters a runner. A runner that is already gone is success; a
+// busy one fails with ErrTypeRunnerBusy and a rate limit with ErrTypeRateLimited,
+// both non-retryable so the workflow decides how long to wait.
+func (g *GitHub) RemoveRunner(ctx context.Context, in RemoveRunnerInput) (RemoveRunnerOutput, error) {
+	err := g.Registry.RemoveRunner(ctx, in.Scope, in.ID)
+	if errors.Is(err, github.ErrNotFound) {
+		return RemoveRunnerOutput{AlreadyGone: true}, nil
+	}
+	if err != nil {
+		return RemoveRunnerOutput{}, githubError(fmt.Errorf("remove runner %s: %w", in.Name, err))
+	}
+	return RemoveRunnerOutput{}, nil
+}

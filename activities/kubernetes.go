@@ -1,0 +1,184 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/arcflow/arcflow/github"
+)
+
+// Kubernetes holds the Kubernetes activities. Register one value with the worker.
+type Kubernetes struct {
+	Client   kubernetes.Interface
+	Tokens   RunnerRegistry
+	Defaults PodDefaults
+}
+
+// RunnerPodOutput identifies the created pod.
+type RunnerPodOutput struct {
+	UID     string
+	Created bool
+}
+
+// EnsureRunnerPod creates a runner's token Secret and pod, and does nothing if the
+// pod exists. The registration token goes from the process-level cache straight
+// into the Secret: it is in no activity input, output or error.
+func (k *Kubernetes) EnsureRunnerPod(ctx context.Context, in RunnerPodInput) (RunnerPodOutput, error) {
+	pods := k.Client.CoreV1().Pods(in.Namespace)
+	if existing, err := pods.Get(ctx, in.Name, metav1.GetOptions{}); err == nil {
+		return RunnerPodOutput{UID: string(existing.UID)}, nil
+	} else if !apierrors.IsNotFound(err) {
+		return RunnerPodOutput{}, fmt.Errorf("get runner pod %s/%s: %w", in.Namespace, in.Name, err)
+	}
+
+	scope := github.Scope{Enterprise: in.Spec.Enterprise, Organization: in.Spec.Organization, Repository: in.Spec.Repository}
+	token, err := k.Tokens.RegistrationToken(ctx, scope)
+	if err != nil {
+		return RunnerPodOutput{}, githubError(fmt.Errorf("registration token for %s: %w", scope, err))
+	}
+	if err := k.writeTokenSecret(ctx, in, token.Value()); err != nil {
+		return RunnerPodOutput{}, err
+	}
+
+	pod := BuildRunnerPod(in, k.Defaults)
+	created, err := pods.Create(ctx, pod, metav1.CreateOptions{})
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		if created, err = pods.Get(ctx, in.Name, metav1.GetOptions{}); err != nil {
+			return RunnerPodOutput{}, fmt.Errorf("get runner pod %s/%s: %w", in.Namespace, in.Name, err)
+		}
+		return RunnerPodOutput{UID: string(created.UID)}, nil
+	case apierrors.IsInvalid(err) || apierrors.IsForbidden(err):
+		return RunnerPodOutput{}, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("create runner pod %s/%s: %v", in.Namespace, in.Name, err), ErrTypeInvalidSpec, nil)
+	case err != nil:
+		return RunnerPodOutput{}, fmt.Errorf("create runner pod %s/%s: %w", in.Namespace, in.Name, err)
+	}
+	// The pod owns its Secret, so the Secret goes when the pod goes.
+	if err := k.adoptTokenSecret(ctx, created); err != nil {
+		return RunnerPodOutput{}, err
+	}
+	return RunnerPodOutput{UID: string(created.UID), Created: true}, nil
+}
+
+func (k *Kubernetes) writeTokenSecret(ctx context.Context, in RunnerPodInput, token string) error {
+	secrets := k.Client.CoreV1().Secrets(in.Namespace)
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: TokenSecretName(in.Name), Namespace: in.Namespace,
+			Labels: map[string]string{LabelRunner: "", LabelPool: in.Pool},
+		},
+		Type:       corev1.SecretTypeOpaque,
+		StringData: map[string]string{TokenSecretKey: token},
+	}
+	_, err := secrets.Create(ctx, secret, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		// Left by an earlier attempt: refresh the token it holds.
+		existing, getErr := secrets.Get(ctx, secret.Name, metav1.GetOptions{})
+		if getErr != nil {
+			return fmt.Errorf("get token secret %s/%s: %w", in.Namespace, secret.Name, getErr)
+		}
+		existing.StringData = secret.StringData
+		_, err = secrets.Update(ctx, existing, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		// The API server's error names the object, not its data.
+		return fmt.Errorf("write token secret %s/%s: %w", in.Namespace, secret.Name, err)
+	}
+	return nil
+}
+
+func (k *Kubernetes) adoptTokenSecret(ctx context.Context, pod *corev1.Pod) error {
+	patch := fmt.Sprintf(`{"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":%q,"uid":%q}]}}`, pod.Name, pod.UID)
+	_, err := k.Client.CoreV1().Secrets(pod.Namespace).Patch(ctx, TokenSecretName(pod.Name), types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("adopt token secret of %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	return nil
+}
+
+// PodRef names one pod; a non-empty UID guards against deleting a newer pod that
+// took the same name.
+type PodRef struct {
+	Namespace string
+	Name      string
+	UID       string
+}
+
+// DeleteRunnerPod deletes a runner's pod and its token Secret. Both being gone
+// already is success.
+func (k *Kubernetes) DeleteRunnerPod(ctx context.Context, ref PodRef) error {
+	opts := metav1.DeleteOptions{}
+	if ref.UID != "" {
+		uid := types.UID(ref.UID)
+		opts.Preconditions = &metav1.Preconditions{UID: &uid}
+	}
+	err := k.Client.CoreV1().Pods(ref.Namespace).Delete(ctx, ref.Name, opts)
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return fmt.Errorf("delete runner pod %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	err = k.Client.CoreV1().Secrets(ref.Namespace).Delete(ctx, TokenSecretName(ref.Name), metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete token secret of %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	return nil
+}
+
+// PodState is a runner pod as a runner workflow sees it. The watcher sends the
+// same struct as a `pod` signal.
+type PodState struct {
+	UID             string
+	ResourceVersion string
+	Exists          bool
+	Deleting        bool
+	Phase           corev1.PodPhase
+	Ready           bool
+	// ReadySince is when the pod last became Ready.
+	ReadySince time.Time
+}
+
+// Exited reports a pod whose runner can no longer run: finished, failed, deleted
+// or being deleted.
+func (p PodState) Exited() bool {
+	return !p.Exists || p.Deleting || p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed
+}
+
+// PodStateOf summarizes a pod; nil means it does not exist.
+func PodStateOf(pod *corev1.Pod) PodState {
+	if pod == nil {
+		return PodState{}
+	}
+	s := PodState{
+		UID: string(pod.UID), ResourceVersion: pod.ResourceVersion, Exists: true,
+		Deleting: pod.DeletionTimestamp != nil, Phase: pod.Status.Phase,
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+			s.Ready, s.ReadySince = true, c.LastTransitionTime.Time
+		}
+	}
+	return s
+}
+
+// GetRunnerPod reads a runner pod's state.
+func (k *Kubernetes) GetRunnerPod(ctx context.Context, ref PodRef) (PodState, error) {
+	pod, err := k.Client.CoreV1().Pods(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return PodState{}, nil
+	}
+	if err != nil {
+		return PodState{}, fmt.Errorf("get runner pod %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	if ref.UID != "" && string(pod.UID) != ref.UID {
+		return PodState{}, nil // a newer pod with the same name is not ours
+	}
+	return PodStateOf(pod), nil
+}

@@ -1,0 +1,298 @@
+package activities
+
+import (
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/arcflow/arcflow/api/v1alpha1"
+)
+
+// Labels and names on runner pods. The first two are ARC's, so dashboards and
+// policies written for ARC keep matching.
+const (
+	LabelRunner           = "actions-runner"
+	LabelTemplateHash     = "runner-template-hash"
+	LabelRunnerDeployment = "runner-deployment-name"
+	LabelRunnerSet        = "runnerset-name"
+	LabelPool             = "arcflow.dev/pool"
+	TokenSecretKey        = "RUNNER_TOKEN"
+	runnerContainerName   = "runner"
+	dockerContainerName   = "docker"
+)
+
+// PodDefaults are the controller-wide defaults of ARC's flags.
+type PodDefaults struct {
+	RunnerImage    string   // --runner-image
+	DockerImage    string   // --docker-image
+	DockerGID      string   // --docker-gid
+	RegistryMirror string   // --docker-registry-mirror
+	CommonLabels   []string // --common-runner-labels
+	PullSecrets    []string // --runner-image-pull-secret
+}
+
+// DefaultPodDefaults are ARC's flag defaults.
+func DefaultPodDefaults() PodDefaults {
+	return PodDefaults{RunnerImage: "summerwind/actions-runner:latest", DockerImage: "docker:dind", DockerGID: "1001"}
+}
+
+// RunnerPodInput is everything needed to build one runner's pod. It holds no
+// secret: the registration token is read from the token cache by the activity.
+type RunnerPodInput struct {
+	Namespace string
+	// Name is the pod name, which is also the GitHub runner name.
+	Name string
+	// Pool is the name of the RunnerDeployment or RunnerSet.
+	Pool string
+	Kind string
+	// Owner becomes the pod's owner reference, so deleting the pool's resource
+	// garbage-collects its pods.
+	Owner        *metav1.OwnerReference `json:",omitempty"`
+	TemplateHash string
+	Labels       map[string]string `json:",omitempty"`
+	Annotations  map[string]string `json:",omitempty"`
+	Spec         v1alpha1.RunnerSpec
+	// GitHubURL is what runners register against (GITHUB_URL).
+	GitHubURL string
+}
+
+// TokenSecretName is the Secret holding a runner's registration token.
+func TokenSecretName(runnerName string) string { return runnerName + "-registration-token" }
+
+// BuildRunnerPod builds the runner pod of ARC's §5.5: the runner container with its
+// environment, a docker:dind sidecar unless disabled, the shared volumes, and
+// restartPolicy Never. The token comes from a Secret, never from the pod spec.
+func BuildRunnerPod(in RunnerPodInput, defaults PodDefaults) *corev1.Pod {
+	spec := in.Spec
+	labels := map[string]string{LabelRunner: "", LabelPool: in.Pool}
+	for k, v := range in.Labels {
+		labels[k] = v
+	}
+	if in.TemplateHash != "" {
+		labels[LabelTemplateHash] = in.TemplateHash
+	}
+	if in.Kind == v1alpha1.KindRunnerSet {
+		labels[LabelRunnerSet] = in.Pool
+	} else {
+		labels[LabelRunnerDeployment] = in.Pool
+	}
+
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: in.Name, Namespace: in.Namespace, Labels: labels, Annotations: in.Annotations},
+		Spec: corev1.PodSpec{
+			RestartPolicy:                 corev1.RestartPolicyNever,
+			NodeSelector:                  spec.NodeSelector,
+			ServiceAccountName:            spec.ServiceAccountName,
+			AutomountServiceAccountToken:  spec.AutomountServiceAccountToken,
+			SecurityContext:               spec.SecurityContext,
+			Affinity:                      spec.Affinity,
+			Tolerations:                   spec.Tolerations,
+			PriorityClassName:             spec.PriorityClassName,
+			TerminationGracePeriodSeconds: spec.TerminationGracePeriodSeconds,
+			EphemeralContainers:           spec.EphemeralContainers,
+			HostAliases:                   spec.HostAliases,
+			TopologySpreadConstraints:     spec.TopologySpreadConstraints,
+			RuntimeClassName:              spec.RuntimeClassName,
+			DNSPolicy:                     spec.DnsPolicy,
+			DNSConfig:                     spec.DnsConfig,
+			EnableServiceLinks:            spec.EnableServiceLinks,
+			InitContainers:                spec.InitContainers,
+			ImagePullSecrets:              spec.ImagePullSecrets,
+			Volumes:                       spec.Volumes,
+		},
+	}
+	if in.Owner != nil {
+		pod.OwnerReferences = []metav1.OwnerReference{*in.Owner}
+	}
+	for _, name := range defaults.PullSecrets {
+		pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, corev1.LocalObjectReference{Name: name})
+	}
+
+	sidecar := spec.HasDockerSidecar()
+	runner := runnerContainer(in, defaults, sidecar)
+	containers := spec.Containers
+	if len(containers) == 0 {
+		containers = []corev1.Container{runner}
+		if sidecar {
+			containers = append(containers, dockerContainer(spec, defaults))
+		}
+	} else {
+		containers = append([]corev1.Container(nil), containers...)
+		for i := range containers {
+			switch containers[i].Name {
+			case runnerContainerName:
+				containers[i] = mergeRunnerContainer(containers[i], runner)
+			case dockerContainerName:
+				if containers[i].Image == "" {
+					containers[i].Image = defaults.DockerImage
+				}
+			}
+		}
+	}
+	pod.Spec.Containers = append(containers, spec.SidecarContainers...)
+	pod.Spec.Volumes = append(pod.Spec.Volumes, defaultVolumes(spec, sidecar)...)
+	return pod
+}
+
+func runnerContainer(in RunnerPodInput, defaults PodDefaults, sidecar bool) corev1.Container {
+	spec := in.Spec
+	image := spec.Image
+	if image == "" {
+		image = defaults.RunnerImage
+	}
+	pullPolicy := spec.ImagePullPolicy
+	if pullPolicy == "" {
+		pullPolicy = corev1.PullAlways
+	}
+	labels := append(append([]string(nil), spec.Labels...), defaults.CommonLabels...)
+	dindInRunner := spec.IsDockerdWithinRunnerContainer()
+	env := []corev1.EnvVar{
+		{Name: "RUNNER_ORG", Value: spec.Organization},
+		{Name: "RUNNER_REPO", Value: spec.Repository},
+		{Name: "RUNNER_ENTERPRISE", Value: spec.Enterprise},
+		{Name: "RUNNER_LABELS", Value: strings.Join(labels, ",")},
+		{Name: "RUNNER_GROUP", Value: spec.Group},
+		{Name: "DOCKER_ENABLED", Value: strconv.FormatBool(spec.IsDockerEnabled() || dindInRunner)},
+		{Name: "DOCKERD_IN_RUNNER", Value: strconv.FormatBool(dindInRunner)},
+		{Name: "GITHUB_URL", Value: in.GitHubURL},
+		{Name: "RUNNER_WORKDIR", Value: spec.WorkDirOrDefault()},
+		{Name: "RUNNER_EPHEMERAL", Value: strconv.FormatBool(spec.IsEphemeral())},
+		{Name: "RUNNER_STATUS_UPDATE_HOOK", Value: "false"},
+		{Name: "GITHUB_ACTIONS_RUNNER_EXTRA_USER_AGENT", Value: "arcflow"},
+		{Name: "RUNNER_NAME", Value: in.Name},
+		{Name: "RUNNER_TOKEN", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: TokenSecretName(in.Name)}, Key: TokenSecretKey,
+		}}},
+	}
+	if sidecar {
+		env = append(env, corev1.EnvVar{Name: "DOCKER_HOST", Value: "unix:///run/docker.sock"})
+	}
+	if dindInRunner {
+		if spec.DockerMTU != nil {
+			env = append(env, corev1.EnvVar{Name: "MTU", Value: strconv.FormatInt(*spec.DockerMTU, 10)})
+		}
+		if mirror := registryMirror(spec, defaults); mirror != "" {
+			env = append(env, corev1.EnvVar{Name: "DOCKER_REGISTRY_MIRROR", Value: mirror})
+		}
+	}
+	mounts := []corev1.VolumeMount{{Name: "runner", MountPath: "/runner"}, {Name: "work", MountPath: spec.WorkDirOrDefault()}}
+	if sidecar {
+		mounts = append(mounts, corev1.VolumeMount{Name: "var-run", MountPath: "/run"})
+	}
+	c := corev1.Container{
+		Name:            runnerContainerName,
+		Image:           image,
+		ImagePullPolicy: pullPolicy,
+		Env:             append(append([]corev1.EnvVar(nil), spec.Env...), env...),
+		EnvFrom:         spec.EnvFrom,
+		Resources:       spec.Resources,
+		VolumeMounts:    append(mounts, spec.VolumeMounts...),
+	}
+	if dindInRunner && (spec.SecurityContext == nil || spec.SecurityContext.SELinuxOptions == nil) {
+		c.SecurityContext = &corev1.SecurityContext{Privileged: ptr.To(true)}
+	}
+	return c
+}
+
+// mergeRunnerContainer fills a user-supplied runner container with the defaults.
+func mergeRunnerContainer(user, defaults corev1.Container) corev1.Container {
+	if user.Image == "" {
+		user.Image = defaults.Image
+	}
+	if user.ImagePullPolicy == "" {
+		user.ImagePullPolicy = defaults.ImagePullPolicy
+	}
+	have := map[string]bool{}
+	for _, e := range user.Env {
+		have[e.Name] = true
+	}
+	for _, e := range defaults.Env {
+		if !have[e.Name] {
+			user.Env = append(user.Env, e)
+		}
+	}
+	mounted := map[string]bool{}
+	for _, m := range user.VolumeMounts {
+		mounted[m.Name] = true
+	}
+	for _, m := range defaults.VolumeMounts {
+		if !mounted[m.Name] {
+			user.VolumeMounts = append(user.VolumeMounts, m)
+		}
+	}
+	return user
+}
+
+func registryMirror(spec v1alpha1.RunnerSpec, defaults PodDefaults) string {
+	if spec.DockerRegistryMirror != nil {
+		return *spec.DockerRegistryMirror
+	}
+	return defaults.RegistryMirror
+}
+
+func dockerContainer(spec v1alpha1.RunnerSpec, defaults PodDefaults) corev1.Container {
+	gid := defaults.DockerGID
+	if image := spec.Image; strings.Contains(image, "22.04") || strings.Contains(image, "24.04") {
+		gid = "121"
+	}
+	args := []string{"dockerd", "--host=unix:///run/docker.sock", "--group=$(DOCKER_GROUP_GID)"}
+	env := []corev1.EnvVar{{Name: "DOCKER_GROUP_GID", Value: gid}}
+	if spec.DockerMTU != nil {
+		mtu := strconv.FormatInt(*spec.DockerMTU, 10)
+		args = append(args, "--mtu="+mtu)
+		env = append(env, corev1.EnvVar{Name: "DOCKERD_ROOTLESS_ROOTLESSKIT_MTU", Value: mtu})
+	}
+	if mirror := registryMirror(spec, defaults); mirror != "" {
+		args = append(args, "--registry-mirror="+mirror)
+	}
+	return corev1.Container{
+		Name:            dockerContainerName,
+		Image:           defaults.DockerImage,
+		Args:            args,
+		Env:             append(env, spec.DockerEnv...),
+		Resources:       spec.DockerdContainerResources,
+		SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(true)},
+		VolumeMounts: append([]corev1.VolumeMount{
+			{Name: "runner", MountPath: "/runner"},
+			{Name: "work", MountPath: spec.WorkDirOrDefault()},
+			{Name: "var-run", MountPath: "/run"},
+		}, spec.DockerVolumeMounts...),
+		// Keep dockerd alive while the runner finishes its job (ARC's preStop).
+		Lifecycle: &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{
+			"/bin/sh", "-c", "timeout \"${RUNNER_GRACEFUL_STOP_TIMEOUT:-15}\" /bin/sh -c \"while [ -e /runner/.runner ]; do sleep 1; done\"",
+		}}}},
+	}
+}
+
+// defaultVolumes adds the runner, work and var-run volumes unless the user
+// supplied volumes of the same names.
+func defaultVolumes(spec v1alpha1.RunnerSpec, sidecar bool) []corev1.Volume {
+	have := map[string]bool{}
+	for _, v := range spec.Volumes {
+		have[v.Name] = true
+	}
+	var out []corev1.Volume
+	add := func(v corev1.Volume) {
+		if !have[v.Name] {
+			out = append(out, v)
+		}
+	}
+	runnerVol := corev1.EmptyDirVolumeSource{SizeLimit: spec.VolumeSizeLimit}
+	if spec.VolumeStorageMedium != nil {
+		runnerVol.Medium = corev1.StorageMedium(*spec.VolumeStorageMedium)
+	}
+	add(corev1.Volume{Name: "runner", VolumeSource: corev1.VolumeSource{EmptyDir: &runnerVol}})
+	add(corev1.Volume{Name: "work", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	if sidecar {
+		limit := resource.MustParse(v1alpha1.DefaultDockerVarRunVolumeLimit)
+		if spec.DockerVarRunVolumeSizeLimit != nil {
+			limit = *spec.DockerVarRunVolumeSizeLimit
+		}
+		add(corev1.Volume{Name: "var-run", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory, SizeLimit: &limit}}})
+	}
+	return out
+}

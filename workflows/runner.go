@@ -1,0 +1,255 @@
+package workflows
+
+// The runner workflow owns one runner from pod creation to unregistration: the
+// termination protocol ARC spreads over four controllers, top to bottom in one place.
+//
+//	Creating ──pod created──▶ Registering ──GitHub lists it──▶ Idle ◀──▶ Busy
+//	   │ invalid spec             │  │ 10 min Ready, not registered     │
+//	   ▼                          │  └──────────▶ Deleting ──▶ Done     │
+//	  Done                        │                  ▲                  │
+//	                 stop, or pod gone                │                  │
+//	                              ▼                  │                  │
+//	                        Unregistering ──204/404──┘◀──── stop ───────┘
+//	                          │      ▲
+//	              422 (busy)  ▼      │ static: every minute; rate limit: at reset
+//	                         Busy ───┘
+//	                          │ ephemeral: wait for the pod to exit, then no API call
+//	                          └─────────────▶ Deleting ──▶ Done
+//
+// RemoveRunner always comes before the pod is deleted, so a busy runner is never
+// killed: GitHub's 422 is the atomic "is it running a job" check. An ephemeral
+// runner whose pod Succeeded was removed by GitHub itself, so no call is made. A pod
+// deleted or failed by someone else is unregistered as far as it still can be, and
+// the pool is told why. Every wait is a workflow timer or a signal.
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/arcflow/arcflow/activities"
+)
+
+// RunnerWorkflow runs one runner. Its ID is RunnerWorkflowID(namespace, name).
+func RunnerWorkflow(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
+	r := &runnerRun{in: in, timings: in.Timings.withDefaults()}
+	if in.State != nil {
+		r.state = *in.State
+	} else {
+		r.state = RunnerState{Phase: PhaseCreating, Since: workflow.Now(ctx)}
+	}
+	r.podSignals = workflow.GetSignalChannel(ctx, SignalPod)
+	r.stopSignals = workflow.GetSignalChannel(ctx, SignalStop)
+	if err := workflow.SetQueryHandler(ctx, QueryState, func() (RunnerState, error) { return r.state, nil }); err != nil {
+		return RunnerDone{}, err
+	}
+	r.upsertPhase(ctx)
+
+	for r.state.Phase != PhaseDone {
+		if err := r.step(ctx); err != nil {
+			return RunnerDone{}, err
+		}
+		info := workflow.GetInfo(ctx)
+		if r.state.Phase != PhaseDone && (info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > r.timings.MaxHistoryEvents) {
+			r.drainSignals(ctx)
+			next := in
+			next.State = &r.state
+			return RunnerDone{}, workflow.NewContinueAsNewError(ctx, RunnerWorkflow, next)
+		}
+	}
+	done := RunnerDone{Name: in.Pod.Name, Reason: r.state.EndReason, RunnerID: r.state.RunnerID}
+	r.notifyPool(ctx, done)
+	return done, nil
+}
+
+type runnerRun struct {
+	in          RunnerInput
+	timings     RunnerTimings
+	state       RunnerState
+	podSignals  workflow.ReceiveChannel
+	stopSignals workflow.ReceiveChannel
+}
+
+func (r *runnerRun) step(ctx workflow.Context) error {
+	switch r.state.Phase {
+	case PhaseCreating:
+		return r.create(ctx)
+	case PhaseRegistering:
+		return r.awaitRegistration(ctx)
+	case PhaseIdle:
+		r.awaitStopOrExit(ctx)
+	case PhaseBusy:
+		if r.state.EndReason != "" { // busy while being unregistered
+			r.awaitBusyRunner(ctx)
+		} else {
+			r.awaitStopOrExit(ctx)
+		}
+	case PhaseUnregistering:
+		return r.unregister(ctx)
+	case PhaseDeleting:
+		return r.deletePod(ctx)
+	}
+	return nil
+}
+
+func (r *runnerRun) setPhase(ctx workflow.Context, phase RunnerPhase) {
+	if r.state.Phase == phase {
+		return
+	}
+	workflow.GetLogger(ctx).Info("runner phase", "runner", r.in.Pod.Name, "from", r.state.Phase, "to", phase)
+	r.state.Phase, r.state.Since = phase, workflow.Now(ctx)
+	r.upsertPhase(ctx)
+}
+
+// end finishes the runner through the Deleting phase, unless a reason is already
+// recorded (the first reason is the true one).
+func (r *runnerRun) end(ctx workflow.Context, reason string, next RunnerPhase) {
+	if r.state.EndReason == "" {
+		r.state.EndReason = reason
+	}
+	r.setPhase(ctx, next)
+}
+
+func (r *runnerRun) upsertPhase(ctx workflow.Context) {
+	err := workflow.UpsertTypedSearchAttributes(ctx, SearchAttrRunnerState.ValueSet(string(r.state.Phase)))
+	if err != nil {
+		workflow.GetLogger(ctx).Warn("cannot set the runner-state search attribute", "error", err)
+	}
+}
+
+func (r *runnerRun) create(ctx workflow.Context) error {
+	if r.waitUntilRetryAt(ctx) {
+		return nil
+	}
+	var out activities.RunnerPodOutput
+	err := workflow.ExecuteActivity(kubeOptions(ctx), kube.EnsureRunnerPod, r.in.Pod).Get(ctx, &out)
+	if reset, limited := activities.RateLimitReset(err); limited {
+		r.state.RetryAt = reset
+		return nil
+	}
+	if err != nil {
+		workflow.GetLogger(ctx).Error("runner pod cannot be created", "runner", r.in.Pod.Name, "error", err)
+		r.end(ctx, EndCreateFailed, PhaseDone)
+		return nil
+	}
+	if r.state.Pod.UID == "" {
+		// No pod signal yet: the pod exists, as the activity just saw.
+		r.state.Pod.UID, r.state.Pod.Exists = out.UID, true
+	}
+	r.setPhase(ctx, PhaseRegistering)
+	return nil
+}
+
+// awaitRegistration checks GitHub with a backing-off timer until the runner is
+// listed, while pod and stop signals may arrive. A pod Ready for the registration
+// timeout without registering is deleted.
+func (r *runnerRun) awaitRegistration(ctx workflow.Context) error {
+	wctx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	sel := workflow.NewSelector(wctx)
+	r.listen(ctx, sel)
+
+	poll := false
+	delay := r.timings.RegistrationPollMin << min(r.state.Polls, 8)
+	delay = min(delay, r.timings.RegistrationPollMax)
+	if wait := r.state.RetryAt.Sub(workflow.Now(ctx)); wait > delay {
+		delay = wait // rate limited: no call before the reset
+	}
+	sel.AddFuture(workflow.NewTimer(wctx, delay), func(workflow.Future) { poll = true })
+
+	timedOut := false
+	if r.state.Pod.Ready {
+		left := r.state.Pod.ReadySince.Add(r.timings.RegistrationTimeout).Sub(workflow.Now(ctx))
+		if left <= 0 {
+			timedOut = true
+		} else {
+			sel.AddFuture(workflow.NewTimer(wctx, left), func(workflow.Future) { timedOut = true })
+		}
+	}
+	if !timedOut {
+		sel.Select(wctx)
+	}
+
+	switch {
+	case r.state.StopRequested || r.state.Pod.Exited():
+		r.afterExitOrStop(ctx)
+	case timedOut:
+		workflow.GetLogger(ctx).Warn("runner did not register in time; deleting its pod", "runner", r.in.Pod.Name)
+		r.state.Unverified = true
+		r.end(ctx, EndRegistrationTimeout, PhaseDeleting)
+	case poll:
+		r.state.Polls++
+		r.state.RetryAt = timeZero
+		found, err := r.findRunner(ctx)
+		if err != nil || !found {
+			return nil // rate limits and misses wait for the next poll
+		}
+		r.setPhase(ctx, PhaseIdle)
+	}
+	return nil
+}
+
+// awaitStopOrExit waits, without any timer, for a stop signal or the pod to end.
+func (r *runnerRun) awaitStopOrExit(ctx workflow.Context) {
+	sel := workflow.NewSelector(ctx)
+	r.listen(ctx, sel)
+	sel.Select(ctx)
+	if r.state.StopRequested || r.state.Pod.Exited() {
+		r.afterExitOrStop(ctx)
+	}
+}
+
+// afterExitOrStop decides the next phase once a stop was asked for or the pod ended.
+func (r *runnerRun) afterExitOrStop(ctx workflow.Context) {
+	pod := r.state.Pod
+	switch {
+	case pod.Exited() && pod.Phase == "Succeeded" && r.in.Ephemeral:
+		// GitHub removed the ephemeral runner when its job ended: no call needed.
+		r.end(ctx, EndCompleted, PhaseDeleting)
+	case pod.Exited():
+		reason := EndPodDeleted
+		switch {
+		case pod.Exists && pod.Phase == "Failed":
+			reason = EndPodFailed
+		case pod.Exists && pod.Phase == "Succeeded":
+			reason = EndPodExited
+		}
+		if r.state.StopRequested {
+			reason = EndStopped
+		}
+		r.end(ctx, reason, PhaseUnregistering)
+	default:
+		r.end(ctx, EndStopped, PhaseUnregistering)
+	}
+}
+
+func (r *runnerRun) notifyPool(ctx workflow.Context, done RunnerDone) {
+	if r.in.PoolWorkflowID == "" {
+		return
+	}
+	err := workflow.SignalExternalWorkflow(ctx, r.in.PoolWorkflowID, "", SignalRunnerDone, done).Get(ctx, nil)
+	if err != nil {
+		// The pool is gone (deleted); nobody waits for this runner.
+		workflow.GetLogger(ctx).Warn("cannot tell the pool that the runner ended", "pool", r.in.PoolWorkflowID, "error", err)
+	}
+}
+
+// activity options: GitHub and Kubernetes calls retry with backoff on transient
+// errors; the typed errors that the workflow handles itself are non-retryable.
+func kubeOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10,
+		},
+	})
+}
+
+func githubOptions(ctx workflow.Context) workflow.Context { return kubeOptions(ctx) }
+
+// Typed nil pointers give compile-checked activity references.
+var (
+	kube *activities.Kubernetes
+	gh   *activities.GitHub
+)

@@ -1,0 +1,70 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/arcflow/arcflow/activities"
+)
+
+var timeZero time.Time
+
+// listen adds the pod and stop signal channels to a selector.
+func (r *runnerRun) listen(ctx workflow.Context, sel workflow.Selector) {
+	sel.AddReceive(r.podSignals, func(c workflow.ReceiveChannel, _ bool) {
+		var pod activities.PodState
+		c.Receive(ctx, &pod)
+		r.onPod(ctx, pod)
+	})
+	sel.AddReceive(r.stopSignals, func(c workflow.ReceiveChannel, _ bool) {
+		var stop StopRequest
+		c.Receive(ctx, &stop)
+		r.onStop(ctx, stop)
+	})
+}
+
+// onPod records a pod change. Signals are idempotent: a resource version already
+// seen, or a pod with another UID (an older pod of the same name), changes nothing.
+func (r *runnerRun) onPod(ctx workflow.Context, pod activities.PodState) {
+	cur := r.state.Pod
+	if pod.UID != "" && cur.UID != "" && pod.UID != cur.UID {
+		return
+	}
+	if pod.ResourceVersion != "" && pod.ResourceVersion == cur.ResourceVersion {
+		return
+	}
+	if pod.UID == "" {
+		pod.UID = cur.UID
+	}
+	if cur.Ready && pod.Ready && !cur.ReadySince.IsZero() {
+		pod.ReadySince = cur.ReadySince
+	}
+	if pod.Ready && pod.ReadySince.IsZero() {
+		pod.ReadySince = workflow.Now(ctx)
+	}
+	r.state.Pod = pod
+}
+
+func (r *runnerRun) onStop(ctx workflow.Context, stop StopRequest) {
+	if r.state.StopRequested {
+		return
+	}
+	workflow.GetLogger(ctx).Info("stop requested", "runner", r.in.Pod.Name, "reason", stop.Reason)
+	r.state.StopRequested, r.state.StopReason = true, stop.Reason
+}
+
+// drainSignals applies every buffered signal before continue-as-new, so none is lost.
+func (r *runnerRun) drainSignals(ctx workflow.Context) {
+	for {
+		var pod activities.PodState
+		if !r.podSignals.ReceiveAsync(&pod) {
+			break
+		}
+		r.onPod(ctx, pod)
+	}
+	var stop StopRequest
+	for r.stopSignals.ReceiveAsync(&stop) {
+		r.onStop(ctx, stop)
+	}
+}

@@ -1,0 +1,400 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/api/v1alpha1"
+	"github.com/arcflow/arcflow/github"
+)
+
+// runnerTest drives a runner workflow in the SDK's test environment, where timers
+// skip ahead. It records the order of activity calls and their (test) times.
+type runnerTest struct {
+	testsuite.WorkflowTestSuite
+	t     *testing.T
+	env   *testsuite.TestWorkflowEnvironment
+	calls []call
+	start time.Time
+}
+
+type call struct {
+	name string
+	at   time.Duration // since the workflow started
+}
+
+func newRunnerTest(t *testing.T) *runnerTest {
+	rt := &runnerTest{t: t}
+	rt.env = rt.NewTestWorkflowEnvironment()
+	rt.env.RegisterActivity(&activities.Kubernetes{})
+	rt.env.RegisterActivity(&activities.GitHub{})
+	rt.start = rt.env.Now()
+	return rt
+}
+
+func (rt *runnerTest) record(name string) {
+	rt.calls = append(rt.calls, call{name: name, at: rt.env.Now().Sub(rt.start)})
+}
+
+func (rt *runnerTest) names() []string {
+	var out []string
+	for _, c := range rt.calls {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+func (rt *runnerTest) count(name string) int {
+	n := 0
+	for _, c := range rt.calls {
+		if c.name == name {
+			n++
+		}
+	}
+	return n
+}
+
+// mockPod makes EnsureRunnerPod and DeleteRunnerPod succeed.
+func (rt *runnerTest) mockPod() {
+	rt.env.OnActivity(kube.EnsureRunnerPod, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ activities.RunnerPodInput) (activities.RunnerPodOutput, error) {
+			rt.record("EnsureRunnerPod")
+			return activities.RunnerPodOutput{UID: "uid-1", Created: true}, nil
+		})
+	rt.env.OnActivity(kube.DeleteRunnerPod, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, ref activities.PodRef) error {
+			require.Equal(rt.t, "uid-1", ref.UID, "deletes only its own pod")
+			rt.record("DeleteRunnerPod")
+			return nil
+		})
+}
+
+// mockFind answers FindRunner: registered from the given delay on (negative: never).
+func (rt *runnerTest) mockFind(registeredAfter time.Duration) {
+	rt.env.OnActivity(gh.FindRunner, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ activities.FindRunnerInput) (activities.FindRunnerOutput, error) {
+			rt.record("FindRunner")
+			if registeredAfter >= 0 && rt.env.Now().Sub(rt.start) >= registeredAfter {
+				return activities.FindRunnerOutput{Found: true, ID: 42, Online: true}, nil
+			}
+			return activities.FindRunnerOutput{}, nil
+		})
+}
+
+// mockRemove answers RemoveRunner with the given errors in turn, then success.
+func (rt *runnerTest) mockRemove(errs ...error) {
+	rt.env.OnActivity(gh.RemoveRunner, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.RemoveRunnerInput) (activities.RemoveRunnerOutput, error) {
+			require.Equal(rt.t, int64(42), in.ID)
+			rt.record("RemoveRunner")
+			if len(errs) > 0 {
+				err := errs[0]
+				errs = errs[1:]
+				return activities.RemoveRunnerOutput{}, err
+			}
+			return activities.RemoveRunnerOutput{}, nil
+		})
+}
+
+func (rt *runnerTest) after(d time.Duration, f func()) { rt.env.RegisterDelayedCallback(f, d) }
+
+func (rt *runnerTest) signalPod(phase string, ready bool, rv string) {
+	rt.env.SignalWorkflow(SignalPod, activities.PodState{
+		UID: "uid-1", ResourceVersion: rv, Exists: true, Phase: corePhase(phase), Ready: ready,
+		ReadySince: rt.env.Now(),
+	})
+}
+
+func (rt *runnerTest) signalPodDeleted() {
+	rt.env.SignalWorkflow(SignalPod, activities.PodState{UID: "uid-1", ResourceVersion: "deleted"})
+}
+
+func (rt *runnerTest) run(ephemeral bool, timings RunnerTimings) RunnerDone {
+	rt.env.ExecuteWorkflow(RunnerWorkflow, runnerInput(ephemeral, timings))
+	require.True(rt.t, rt.env.IsWorkflowCompleted())
+	require.NoError(rt.t, rt.env.GetWorkflowError())
+	var done RunnerDone
+	require.NoError(rt.t, rt.env.GetWorkflowResult(&done))
+	return done
+}
+
+func runnerInput(ephemeral bool, timings RunnerTimings) RunnerInput {
+	spec := v1alpha1.RunnerSpec{RunnerConfig: v1alpha1.RunnerConfig{Repository: "octo/app", Ephemeral: &ephemeral}}
+	return RunnerInput{
+		Pod:       activities.RunnerPodInput{Namespace: "ci", Name: "app-runner-x1", Pool: "app", Spec: spec},
+		Scope:     github.Scope{Repository: "octo/app"},
+		Ephemeral: ephemeral,
+		Timings:   timings,
+	}
+}
+
+func busyErr() error {
+	return temporal.NewNonRetryableApplicationError("runner busy", activities.ErrTypeRunnerBusy, nil)
+}
+
+func rateLimitErr(reset time.Time) error {
+	return temporal.NewNonRetryableApplicationError("rate limited", activities.ErrTypeRateLimited, nil, activities.RateLimitDetails{Reset: reset})
+}
+
+func TestStopUnregistersBeforeDeletingThePod(t *testing.T) {
+	rt := newRunnerTest(t)
+	rt.mockPod()
+	rt.mockFind(3 * time.Second)
+	rt.mockRemove()
+	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+	rt.after(time.Minute, func() {
+		var state RunnerState
+		v, err := rt.env.QueryWorkflow(QueryState)
+		require.NoError(t, err)
+		require.NoError(t, v.Get(&state))
+		require.Equal(t, PhaseIdle, state.Phase)
+		require.Equal(t, int64(42), state.RunnerID)
+		rt.env.SignalWorkflow(SignalStop, StopRequest{Reason: "scale-down"})
+	})
+
+	done := rt.run(true, RunnerTimings{})
+	require.Equal(t, EndStopped, done.Reason)
+	require.Equal(t, []string{"EnsureRunnerPod", "FindRunner", "RemoveRunner", "DeleteRunnerPod"}, rt.names())
+}
+
+func TestRegistrationTimeoutDeletesThePod(t *testing.T) {
+	rt := newRunnerTest(t)
+	rt.mockPod()
+	rt.mockFind(-1)
+	rt.after(5*time.Second, func() { rt.signalPod("Running", true, "1") })
+
+	done := rt.run(true, RunnerTimings{})
+	require.Equal(t, EndRegistrationTimeout, done.Reason)
+	require.Zero(t, rt.count("RemoveRunner"))
+	last := rt.calls[len(rt.calls)-1]
+	require.Equal(t, "FindRunner", last.name, "after the delete it checks that nothing registered late")
+	deleted := rt.calls[len(rt.calls)-2]
+	require.Equal(t, "DeleteRunnerPod", deleted.name)
+	require.Equal(t, 5*time.Second+10*time.Minute, deleted.at, "10 minutes after the pod became Ready")
+	// Backoff: 2s, 4s, 8s, 16s, then every 30s; not a poll a second.
+	require.Less(t, rt.count("FindRunner"), 25)
+}
+
+func TestStaticBusyRunnerIsRetriedEveryMinute(t *testing.T) {
+	rt := newRunnerTest(t)
+	rt.mockPod()
+	rt.mockFind(0)
+	rt.mockRemove(busyErr(), busyErr())
+	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+	rt.after(10*time.Second, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
+
+	done := rt.run(false, RunnerTimings{})
+	require.Equal(t, EndStopped, done.Reason)
+	var removes []time.Duration
+	for _, c := range rt.calls {
+		if c.name == "RemoveRunner" {
+			removes = append(removes, c.at)
+		}
+	}
+	require.Len(t, removes, 3)
+	require.Equal(t, time.Minute, removes[1]-removes[0])
+	require.Equal(t, time.Minute, removes[2]-removes[1])
+	require.Equal(t, "DeleteRunnerPod", rt.calls[len(rt.calls)-1].name, "the pod goes only after GitHub let the runner go")
+}
+
+func TestEphemeralBusyRunnerWaitsForItsJobWithoutMoreCalls(t *testing.T) {
+	rt := newRunnerTest(t)
+	rt.mockPod()
+	rt.mockFind(0)
+	rt.mockRemove(busyErr())
+	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+	rt.after(10*time.Second, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
+	rt.after(45*time.Minute, func() { rt.signalPod("Succeeded", false, "2") })
+
+	done := rt.run(true, RunnerTimings{})
+	require.Equal(t, EndStopped, done.Reason, "the first reason is kept")
+	require.Equal(t, 1, rt.count("RemoveRunner"), "no RemoveRunner sure to fail while the job runs")
+	last := rt.calls[len(rt.calls)-1]
+	require.Equal(t, "DeleteRunnerPod", last.name)
+	require.Equal(t, 45*time.Minute, last.at)
+}
+
+func TestRateLimitWaitsUntilTheReset(t *testing.T) {
+	rt := newRunnerTest(t)
+	rt.mockPod()
+	rt.mockFind(0)
+	rt.mockRemove(rateLimitErr(rt.start.Add(20 * time.Minute)))
+	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+	rt.after(10*time.Second, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
+
+	rt.run(false, RunnerTimings{})
+	var removes []time.Duration
+	for _, c := range rt.calls {
+		if c.name == "RemoveRunner" {
+			removes = append(removes, c.at)
+		}
+	}
+	require.Len(t, removes, 2)
+	require.Equal(t, 20*time.Minute, removes[1])
+}
+
+func TestEphemeralCompletionMakesNoRemoveRunnerCall(t *testing.T) {
+	rt := newRunnerTest(t)
+	rt.mockPod()
+	rt.mockFind(0)
+	rt.mockRemove()
+	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+	rt.after(20*time.Minute, func() { rt.signalPod("Succeeded", false, "2") })
+
+	done := rt.run(true, RunnerTimings{})
+	require.Equal(t, EndCompleted, done.Reason)
+	require.Zero(t, rt.count("RemoveRunner"))
+	require.Equal(t, []string{"EnsureRunnerPod", "FindRunner", "DeleteRunnerPod"}, rt.names())
+}
+
+func TestPodDeletedBySomeoneElseIsUnregisteredAndReported(t *testing.T) {
+	rt := newRunnerTest(t)
+	rt.mockPod()
+	rt.mockFind(0)
+	rt.mockRemove()
+	var told RunnerDone
+	rt.env.OnSignalExternalWorkflow(mock.Anything, "pool/ci/runnerdeployment/app", "", SignalRunnerDone, mock.Anything).Return(
+		func(_, _, _ string, _ string, arg any) error {
+			told = arg.(RunnerDone)
+			return nil
+		})
+	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+	rt.after(5*time.Minute, rt.signalPodDeleted)
+
+	in := runnerInput(true, RunnerTimings{})
+	in.PoolWorkflowID = "pool/ci/runnerdeployment/app"
+	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
+	require.NoError(t, rt.env.GetWorkflowError())
+	require.Equal(t, RunnerDone{Name: "app-runner-x1", Reason: EndPodDeleted, RunnerID: 42}, told)
+	require.Equal(t, []string{"EnsureRunnerPod", "FindRunner", "RemoveRunner", "DeleteRunnerPod"}, rt.names())
+}
+
+func TestFailedPodIsReportedAsFailed(t *testing.T) {
+	rt := newRunnerTest(t)
+	rt.mockPod()
+	rt.mockFind(0)
+	rt.mockRemove()
+	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+	rt.after(time.Minute, func() { rt.signalPod("Failed", false, "2") })
+	require.Equal(t, EndPodFailed, rt.run(true, RunnerTimings{}).Reason)
+	require.Equal(t, 1, rt.count("RemoveRunner"))
+}
+
+func TestStopDuringRegistration(t *testing.T) {
+	rt := newRunnerTest(t)
+	rt.mockPod()
+	rt.mockFind(-1)
+	rt.mockRemove()
+	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+	rt.after(3*time.Second, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{Reason: "scale-down"}) })
+
+	done := rt.run(true, RunnerTimings{})
+	require.Equal(t, EndStopped, done.Reason)
+	require.Zero(t, rt.count("RemoveRunner"), "nothing registered, nothing to remove")
+	names := rt.names()
+	require.Equal(t, []string{"DeleteRunnerPod", "FindRunner"}, names[len(names)-2:], "after the delete it checks for a late registration")
+}
+
+func TestLateRegistrationAfterStopIsRemoved(t *testing.T) {
+	rt := newRunnerTest(t)
+	rt.mockPod()
+	// Not listed when the stop arrives; listed once the pod is gone.
+	rt.env.OnActivity(gh.FindRunner, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ activities.FindRunnerInput) (activities.FindRunnerOutput, error) {
+			rt.record("FindRunner")
+			if rt.count("DeleteRunnerPod") > 0 {
+				return activities.FindRunnerOutput{Found: true, ID: 42}, nil
+			}
+			return activities.FindRunnerOutput{}, nil
+		})
+	rt.mockRemove()
+	rt.after(500*time.Millisecond, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
+
+	rt.run(true, RunnerTimings{})
+	names := rt.names()
+	require.Equal(t, []string{"DeleteRunnerPod", "FindRunner", "RemoveRunner", "DeleteRunnerPod"}, names[len(names)-4:])
+}
+
+func TestRunnerWhosePodVanishedWhileBusyIsLeftAfterRetries(t *testing.T) {
+	rt := newRunnerTest(t)
+	rt.mockPod()
+	rt.mockFind(0)
+	rt.mockRemove(busyErr(), busyErr(), busyErr(), busyErr(), busyErr(), busyErr(), busyErr())
+	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+	rt.after(time.Minute, rt.signalPodDeleted)
+
+	done := rt.run(true, RunnerTimings{OrphanRetries: 3})
+	require.Equal(t, EndLeftRegistered, done.Reason)
+	require.Equal(t, 4, rt.count("RemoveRunner"))
+}
+
+func TestDuplicateAndForeignPodSignalsChangeNothing(t *testing.T) {
+	rt := newRunnerTest(t)
+	rt.mockPod()
+	rt.mockFind(0)
+	rt.mockRemove()
+	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+	// A Succeeded pod with another UID is an older pod of the same name.
+	rt.after(2*time.Second, func() {
+		rt.env.SignalWorkflow(SignalPod, activities.PodState{UID: "old-uid", ResourceVersion: "9", Exists: true, Phase: "Succeeded"})
+	})
+	rt.after(time.Minute, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
+	done := rt.run(true, RunnerTimings{})
+	require.Equal(t, EndStopped, done.Reason, "not completed: the foreign pod's exit was ignored")
+	require.Equal(t, 1, rt.count("RemoveRunner"))
+}
+
+func TestInvalidPodSpecEndsTheRunner(t *testing.T) {
+	rt := newRunnerTest(t)
+	rt.env.OnActivity(kube.EnsureRunnerPod, mock.Anything, mock.Anything).Return(activities.RunnerPodOutput{},
+		temporal.NewNonRetryableApplicationError("invalid", activities.ErrTypeInvalidSpec, nil))
+	done := rt.run(true, RunnerTimings{})
+	require.Equal(t, EndCreateFailed, done.Reason)
+}
+
+func TestLongRegistrationContinuesAsNewWithItsState(t *testing.T) {
+	rt := newRunnerTest(t)
+	rt.mockPod()
+	rt.mockFind(-1)
+	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+	rt.after(3*time.Minute, func() { rt.env.SetCurrentHistoryLength(5000) })
+	rt.env.ExecuteWorkflow(RunnerWorkflow, runnerInput(true, RunnerTimings{}))
+	err := rt.env.GetWorkflowError()
+	var can *workflow.ContinueAsNewError
+	require.True(t, errors.As(err, &can), "got %v", err)
+	var next RunnerInput
+	require.NoError(t, converterFor().FromPayloads(can.Input, &next))
+	require.NotNil(t, next.State)
+	require.Equal(t, PhaseRegistering, next.State.Phase)
+	require.Equal(t, "uid-1", next.State.Pod.UID)
+	require.True(t, next.State.Pod.Ready)
+	require.Positive(t, next.State.Polls)
+
+	// The next run keeps the timeout's start: it fires 10 minutes after Ready, not
+	// 10 minutes after the continue-as-new.
+	rt2 := newRunnerTest(t)
+	rt2.env.SetStartTime(rt.env.Now())
+	rt2.start = rt.start
+	rt2.mockPod()
+	rt2.mockFind(-1)
+	rt2.env.ExecuteWorkflow(RunnerWorkflow, next)
+	require.NoError(t, rt2.env.GetWorkflowError())
+	var done RunnerDone
+	require.NoError(t, rt2.env.GetWorkflowResult(&done))
+	require.Equal(t, EndRegistrationTimeout, done.Reason)
+	require.Zero(t, rt2.count("EnsureRunnerPod"), "the pod is not created again")
+	for _, c := range rt2.calls {
+		if c.name == "DeleteRunnerPod" {
+			require.Equal(t, 10*time.Minute+time.Second, c.at)
+		}
+	}
+}

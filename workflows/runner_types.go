@@ -1,0 +1,117 @@
+package workflows
+
+import (
+	"time"
+
+	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/github"
+)
+
+// RunnerPhase is where a runner is in its lifecycle (see runner.go).
+type RunnerPhase string
+
+// Runner phases.
+const (
+	PhaseCreating      RunnerPhase = "Creating"
+	PhaseRegistering   RunnerPhase = "Registering"
+	PhaseIdle          RunnerPhase = "Idle"
+	PhaseBusy          RunnerPhase = "Busy"
+	PhaseUnregistering RunnerPhase = "Unregistering"
+	PhaseDeleting      RunnerPhase = "Deleting"
+	PhaseDone          RunnerPhase = "Done"
+)
+
+// Why a runner ended; the pool reads these from RunnerDone.
+const (
+	EndStopped             = "stopped"
+	EndCompleted           = "completed"            // an ephemeral runner finished its job
+	EndRegistrationTimeout = "registration-timeout" // Ready for 10 minutes, never registered
+	EndPodDeleted          = "pod-deleted"          // deleted by someone else
+	EndPodFailed           = "pod-failed"
+	EndPodExited           = "pod-exited" // a static runner's pod ended by itself
+	EndCreateFailed        = "create-failed"
+	EndLeftRegistered      = "left-registered" // the pod is gone but GitHub still calls the runner busy
+)
+
+// RunnerInput starts a runner workflow.
+type RunnerInput struct {
+	Pod       activities.RunnerPodInput
+	Scope     github.Scope
+	Ephemeral bool
+	// PoolWorkflowID receives a runner-done signal when the runner ends; empty for
+	// a runner without a pool.
+	PoolWorkflowID string `json:",omitempty"`
+	Timings        RunnerTimings
+	// State carries a run's state across continue-as-new; nil on the first run.
+	State *RunnerState `json:",omitempty"`
+}
+
+// RunnerTimings are the waits of the lifecycle. Zero values take ARC's numbers.
+type RunnerTimings struct {
+	// RegistrationTimeout: a pod Ready this long without registering is deleted (10m).
+	RegistrationTimeout time.Duration
+	// RegistrationPollMin and Max bound the backoff of registration checks (2s, 30s).
+	RegistrationPollMin time.Duration
+	RegistrationPollMax time.Duration
+	// BusyRetry is how often a static runner retries RemoveRunner while busy (1m).
+	BusyRetry time.Duration
+	// OrphanRetries bounds RemoveRunner attempts for a runner whose pod is gone
+	// while GitHub still reports it busy (5).
+	OrphanRetries int
+	// MaxHistoryEvents triggers continue-as-new (2000), besides Temporal's suggestion.
+	MaxHistoryEvents int
+}
+
+func (t RunnerTimings) withDefaults() RunnerTimings {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&t.RegistrationTimeout, 10*time.Minute)
+	def(&t.RegistrationPollMin, 2*time.Second)
+	def(&t.RegistrationPollMax, 30*time.Second)
+	def(&t.BusyRetry, time.Minute)
+	if t.OrphanRetries <= 0 {
+		t.OrphanRetries = 5
+	}
+	if t.MaxHistoryEvents <= 0 {
+		t.MaxHistoryEvents = 2000
+	}
+	return t
+}
+
+// RunnerState is what the `state` query returns and what continue-as-new carries.
+type RunnerState struct {
+	Phase RunnerPhase
+	Since time.Time
+	// RunnerID is GitHub's ID once the runner registered.
+	RunnerID int64 `json:",omitempty"`
+	Pod      activities.PodState
+	// StopRequested is set by the stop signal; StopReason is its reason.
+	StopRequested bool   `json:",omitempty"`
+	StopReason    string `json:",omitempty"`
+	// EndReason says why the runner ended (End* constants).
+	EndReason string `json:",omitempty"`
+	// Polls counts registration checks; RemoveAttempts counts RemoveRunner calls.
+	Polls          int `json:",omitempty"`
+	RemoveAttempts int `json:",omitempty"`
+	// RetryAt defers the next GitHub call, after a rate limit or a 422.
+	RetryAt time.Time `json:",omitempty"`
+	// Unverified: the pod was deleted before GitHub listed the runner, so one more
+	// lookup must make sure no registration is left behind.
+	Unverified bool `json:",omitempty"`
+}
+
+// StopRequest is the payload of the stop signal.
+type StopRequest struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+// RunnerDone is the payload of the runner-done signal to the pool, and the result
+// of the workflow.
+type RunnerDone struct {
+	Name     string
+	Reason   string
+	RunnerID int64 `json:",omitempty"`
+}

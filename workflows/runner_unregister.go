@@ -1,0 +1,142 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/arcflow/arcflow/activities"
+)
+
+// unregister removes the runner from GitHub before its pod is deleted.
+func (r *runnerRun) unregister(ctx workflow.Context) error {
+	if r.waitUntilRetryAt(ctx) {
+		return nil
+	}
+	if r.state.RunnerID == 0 {
+		found, err := r.findRunner(ctx)
+		if err != nil {
+			return nil // rate limited: RetryAt is set
+		}
+		if !found {
+			// Never registered (or already removed by GitHub). Delete the pod, then
+			// look once more in case it registered in between.
+			r.state.Unverified = !r.state.Pod.Exited()
+			r.setPhase(ctx, PhaseDeleting)
+			return nil
+		}
+	}
+
+	r.state.RemoveAttempts++
+	in := activities.RemoveRunnerInput{Scope: r.in.Scope, Name: r.in.Pod.Name, ID: r.state.RunnerID}
+	err := workflow.ExecuteActivity(githubOptions(ctx), gh.RemoveRunner, in).Get(ctx, nil)
+	if reset, limited := activities.RateLimitReset(err); limited {
+		r.state.RetryAt = reset
+		return nil
+	}
+	switch {
+	case activities.IsErrorType(err, activities.ErrTypeRunnerBusy):
+		r.setPhase(ctx, PhaseBusy)
+		if r.state.Pod.Exited() || !r.in.Ephemeral {
+			r.state.RetryAt = workflow.Now(ctx).Add(r.timings.BusyRetry)
+		}
+	case err != nil:
+		// Retries are exhausted; try again after the busy interval.
+		workflow.GetLogger(ctx).Warn("RemoveRunner failed", "runner", r.in.Pod.Name, "error", err)
+		r.state.RetryAt = workflow.Now(ctx).Add(r.timings.BusyRetry)
+	default:
+		r.setPhase(ctx, PhaseDeleting)
+	}
+	return nil
+}
+
+// awaitBusyRunner waits while GitHub reports a runner that must stop as busy. An
+// ephemeral runner is left to finish its job and exit; a static one is asked again
+// every minute. A runner whose pod is gone is asked a few more times.
+func (r *runnerRun) awaitBusyRunner(ctx workflow.Context) {
+	pod := r.state.Pod
+	switch {
+	case pod.Exited() && pod.Phase == "Succeeded" && r.in.Ephemeral:
+		r.end(ctx, EndCompleted, PhaseDeleting)
+		return
+	case pod.Exited() && r.state.RemoveAttempts > r.timings.OrphanRetries:
+		workflow.GetLogger(ctx).Warn("GitHub still lists the runner as busy after its pod ended; leaving it", "runner", r.in.Pod.Name)
+		r.state.EndReason = EndLeftRegistered // more telling than why the pod went
+		r.setPhase(ctx, PhaseDeleting)
+		return
+	}
+	if r.state.RetryAt.IsZero() {
+		if pod.Exited() {
+			r.state.RetryAt = workflow.Now(ctx).Add(r.timings.BusyRetry)
+		} else {
+			// Ephemeral and running a job: only its exit can move it on.
+			r.awaitSignal(ctx)
+			return
+		}
+	}
+	if !r.waitUntilRetryAt(ctx) {
+		r.setPhase(ctx, PhaseUnregistering)
+	}
+}
+
+func (r *runnerRun) deletePod(ctx workflow.Context) error {
+	ref := activities.PodRef{Namespace: r.in.Pod.Namespace, Name: r.in.Pod.Name, UID: r.state.Pod.UID}
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.DeleteRunnerPod, ref).Get(ctx, nil); err != nil {
+		return err
+	}
+	if r.state.Unverified {
+		r.state.Unverified = false
+		if found, err := r.findRunner(ctx); err == nil && found {
+			// It registered after all: unregister it (its pod is gone, so it is idle).
+			r.setPhase(ctx, PhaseUnregistering)
+			return nil
+		}
+	}
+	r.setPhase(ctx, PhaseDone)
+	return nil
+}
+
+// findRunner asks GitHub for the runner by name and records its ID. A rate limit
+// sets RetryAt and returns an error.
+func (r *runnerRun) findRunner(ctx workflow.Context) (bool, error) {
+	var out activities.FindRunnerOutput
+	in := activities.FindRunnerInput{Scope: r.in.Scope, Name: r.in.Pod.Name}
+	err := workflow.ExecuteActivity(githubOptions(ctx), gh.FindRunner, in).Get(ctx, &out)
+	if reset, limited := activities.RateLimitReset(err); limited {
+		r.state.RetryAt = reset
+		return false, err
+	}
+	if err != nil {
+		return false, err
+	}
+	if out.Found {
+		r.state.RunnerID = out.ID
+	}
+	return out.Found, nil
+}
+
+// waitUntilRetryAt waits for RetryAt on a timer, returning early (true) when a
+// signal arrives first. It returns false when there is nothing left to wait for.
+func (r *runnerRun) waitUntilRetryAt(ctx workflow.Context) bool {
+	left := r.state.RetryAt.Sub(workflow.Now(ctx))
+	if r.state.RetryAt.IsZero() || left <= 0 {
+		r.state.RetryAt = timeZero
+		return false
+	}
+	wctx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	sel := workflow.NewSelector(wctx)
+	r.listen(ctx, sel)
+	fired := false
+	sel.AddFuture(workflow.NewTimer(wctx, left), func(workflow.Future) { fired = true })
+	sel.Select(wctx)
+	if fired {
+		r.state.RetryAt = timeZero
+	}
+	return !fired
+}
+
+// awaitSignal blocks until a pod or stop signal arrives.
+func (r *runnerRun) awaitSignal(ctx workflow.Context) {
+	sel := workflow.NewSelector(ctx)
+	r.listen(ctx, sel)
+	sel.Select(ctx)
+}
