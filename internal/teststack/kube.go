@@ -81,9 +81,11 @@ func (s *Stack) startKubernetes(ctx context.Context, tools string) error {
 		"--endpoint-reconciler-type=none",
 		"--authorization-mode=Node,RBAC",
 		"--allow-privileged=true",
-		// Pods are created right after their namespace in tests; without this plugin
-		// they need not wait for the default ServiceAccount.
-		"--disable-admission-plugins=ServiceAccount",
+		// Pods are created right after their namespace in tests; without the
+		// ServiceAccount plugin they need not wait for the default ServiceAccount.
+		// Without TaintNodesByCondition the fake node is not born tainted not-ready
+		// (no node-lifecycle controller runs to lift the taint).
+		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
 	); err != nil {
 		return err
 	}
