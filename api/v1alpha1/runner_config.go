@@ -96,7 +96,7 @@ type WorkVolumeClaimTemplate struct {
 // RunnerSpec is a runner's configuration and pod: what a RunnerDeployment's
 // template holds.
 //
-// +kubebuilder:validation:XValidation:rule="[has(self.enterprise) && self.enterprise != ”, has(self.organization) && self.organization != ”, has(self.repository) && self.repository != ”].filter(x, x).size() == 1",message="exactly one of enterprise, organization and repository must be set"
+// +kubebuilder:validation:XValidation:rule="[has(self.enterprise) && size(self.enterprise) > 0, has(self.organization) && size(self.organization) > 0, has(self.repository) && size(self.repository) > 0].filter(x, x).size() == 1",message="exactly one of enterprise, organization and repository must be set"
 // +kubebuilder:validation:XValidation:rule="!has(self.containerMode) || self.containerMode != 'kubernetes' || has(self.workVolumeClaimTemplate)",message="containerMode kubernetes requires workVolumeClaimTemplate"
 type RunnerSpec struct {
 	RunnerConfig  `json:",inline"`

@@ -9,7 +9,7 @@ import (
 // Each runner becomes a one-replica StatefulSet built from it, so volumeClaimTemplates
 // give every runner its own persistent volumes.
 //
-// +kubebuilder:validation:XValidation:rule="[has(self.enterprise) && self.enterprise != ”, has(self.organization) && self.organization != ”, has(self.repository) && self.repository != ”].filter(x, x).size() == 1",message="exactly one of enterprise, organization and repository must be set"
+// +kubebuilder:validation:XValidation:rule="[has(self.enterprise) && size(self.enterprise) > 0, has(self.organization) && size(self.organization) > 0, has(self.repository) && size(self.repository) > 0].filter(x, x).size() == 1",message="exactly one of enterprise, organization and repository must be set"
 type RunnerSetSpec struct {
 	RunnerConfig `json:",inline"`
 
