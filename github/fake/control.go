@@ -166,3 +166,15 @@ func (s *Server) CompleteJob(jobID int64, conclusion string) (JobInfo, error) {
 	}
 	return j.info(), nil
 }
+
+// IssuedTokens returns every registration token handed out, so a test can prove
+// none of them leaked anywhere.
+func (s *Server) IssuedTokens() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.tokens))
+	for t := range s.tokens {
+		out = append(out, t)
+	}
+	return out
+}

@@ -15,12 +15,15 @@ import (
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/internal/teststack"
+	"github.com/arcflow/arcflow/workflows"
 )
 
 var stack *teststack.Stack
 
 func TestMain(m *testing.M) {
-	os.Exit(teststack.Run(m, teststack.Options{Kubernetes: true, Temporal: true}, &stack))
+	os.Exit(teststack.Run(m, teststack.Options{
+		Kubernetes: true, Temporal: true, SearchAttributes: workflows.SearchAttributeTypes(),
+	}, &stack))
 }
 
 func testContext(t *testing.T) context.Context {

@@ -1,0 +1,57 @@
+package e2e
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/sim"
+	"github.com/arcflow/arcflow/worker"
+)
+
+// world is arcflow running on the real stack: a Temporal worker with the real
+// activities, the pod watcher, a fake GitHub and simulated runners registering in it.
+type world struct {
+	kube     kubernetes.Interface
+	temporal client.Client
+	github   *fake.Server
+	client   *github.Client
+}
+
+func startWorld(t *testing.T) *world {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+
+	kube, err := stack.Kube()
+	require.NoError(t, err)
+	gh, err := fake.New(fake.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = gh.Close() })
+	ghClient, err := github.New(github.Config{Token: "ghp_e2e", URL: gh.URL}, github.Options{})
+	require.NoError(t, err)
+	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: log})
+	require.NoError(t, err)
+	t.Cleanup(tc.Close)
+
+	w := worker.New(tc,
+		&activities.Kubernetes{Client: kube, Tokens: ghClient, Defaults: activities.DefaultPodDefaults()},
+		&activities.GitHub{Registry: ghClient})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+
+	watcher := worker.NewPodWatcher(kube, tc, log)
+	go func() { _ = watcher.Run(ctx, 2) }()
+	registrar := &sim.Registrar{Kube: kube, GitHub: gh, Log: log}
+	go func() { _ = registrar.Run(ctx) }()
+	return &world{kube: kube, temporal: tc, github: gh, client: ghClient}
+}

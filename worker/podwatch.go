@@ -1,0 +1,120 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/workflows"
+)
+
+// PodWatcher turns runner pod changes into `pod` signals to runner workflows. It
+// watches with an informer; nothing polls. Only changes a runner workflow acts on
+// (phase, readiness, deletion) are sent, and each carries the pod's UID and
+// resource version so the workflow ignores repeats.
+type PodWatcher struct {
+	kube     kubernetes.Interface
+	temporal client.Client
+	log      *slog.Logger
+	queue    workqueue.TypedRateLimitingInterface[podSignal]
+}
+
+type podSignal struct {
+	namespace, name string
+	state           activities.PodState
+}
+
+// NewPodWatcher builds a watcher of pods labelled as runners.
+func NewPodWatcher(kube kubernetes.Interface, temporal client.Client, log *slog.Logger) *PodWatcher {
+	return &PodWatcher{
+		kube: kube, temporal: temporal, log: log,
+		queue: workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[podSignal]()),
+	}
+}
+
+// Run watches until ctx ends, with the given number of signalling goroutines.
+func (w *PodWatcher) Run(ctx context.Context, workers int) error {
+	factory := informers.NewSharedInformerFactoryWithOptions(w.kube, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = activities.LabelRunner }))
+	informer := factory.Core().V1().Pods().Informer()
+	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { w.enqueue(obj.(*corev1.Pod), activities.PodState{}) },
+		UpdateFunc: func(oldObj, newObj any) {
+			w.enqueue(newObj.(*corev1.Pod), activities.PodStateOf(oldObj.(*corev1.Pod)))
+		},
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			if pod, ok := obj.(*corev1.Pod); ok {
+				w.queue.Add(podSignal{pod.Namespace, pod.Name, activities.PodState{UID: string(pod.UID), ResourceVersion: "deleted/" + pod.ResourceVersion}})
+			}
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("pod watcher: %w", err)
+	}
+	factory.Start(ctx.Done())
+	defer w.queue.ShutDown()
+	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		return errors.New("pod watcher: cache did not sync")
+	}
+	for range workers {
+		go w.work(ctx)
+	}
+	<-ctx.Done()
+	factory.Shutdown()
+	return nil
+}
+
+// enqueue queues a signal unless nothing a runner workflow cares about changed.
+func (w *PodWatcher) enqueue(pod *corev1.Pod, old activities.PodState) {
+	state := activities.PodStateOf(pod)
+	if old.Exists && old.Phase == state.Phase && old.Ready == state.Ready && old.Deleting == state.Deleting {
+		return
+	}
+	w.queue.Add(podSignal{pod.Namespace, pod.Name, state})
+}
+
+func (w *PodWatcher) work(ctx context.Context) {
+	for {
+		item, shutdown := w.queue.Get()
+		if shutdown {
+			return
+		}
+		err := w.signal(ctx, item)
+		switch {
+		case err == nil:
+			w.queue.Forget(item)
+		case ctx.Err() != nil:
+		default:
+			w.log.Warn("pod signal failed; retrying", "runner", item.name, "namespace", item.namespace, "error", err)
+			w.queue.AddRateLimited(item)
+		}
+		w.queue.Done(item)
+	}
+}
+
+func (w *PodWatcher) signal(ctx context.Context, s podSignal) error {
+	id := workflows.RunnerWorkflowID(s.namespace, s.name)
+	err := w.temporal.SignalWorkflow(ctx, id, "", workflows.SignalPod, s.state)
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return nil // not arcflow's runner, or its workflow already ended
+	}
+	if err != nil {
+		return fmt.Errorf("signal %s: %w", id, err)
+	}
+	return nil
+}
