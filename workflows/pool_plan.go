@@ -1,0 +1,146 @@
+package workflows
+
+import (
+	"sort"
+	"time"
+)
+
+// RecreationDelayAfterScale is ARC's DefaultRunnerPodRecreationDelayAfterWebhookScale:
+// an autoscaled ephemeral pool does not replace a finished runner until the
+// autoscaler sends a newer effective time, or this long after its last creation.
+const RecreationDelayAfterScale = 10 * time.Minute
+
+// PoolRunner is one runner as its pool tracks it.
+type PoolRunner struct {
+	Name         string
+	TemplateHash string
+	Created      time.Time
+	// Registered: the runner told the pool GitHub lists it.
+	Registered bool
+	// Stopping: the pool sent it a stop signal; it is draining.
+	Stopping bool `json:",omitempty"`
+}
+
+// PoolView is what planPool decides from. Busy is what GitHub last said; nil
+// means not asked yet.
+type PoolView struct {
+	Desired         int
+	TemplateHash    string
+	Ephemeral       bool
+	EffectiveTime   time.Time
+	LastCreated     time.Time
+	CreateNotBefore time.Time
+	MaxSurge        int
+	Now             time.Time
+	Runners         []PoolRunner
+	Busy            map[string]bool
+}
+
+// PoolPlan is one step toward the desired pool.
+type PoolPlan struct {
+	Create int
+	Stop   []string
+	// NeedBusy: choosing runners to stop needs GitHub's busy flags; ask and plan again.
+	NeedBusy bool
+	// WakeAt: creation is deferred until then (zero: not deferred).
+	WakeAt time.Time
+	// Blocked: runners should go but all candidates are busy; plan again later.
+	Blocked bool
+}
+
+// planPool decides which runners to create and stop. It never stops a busy
+// runner; a template change creates new runners before it drains old ones, with at
+// most MaxSurge runners beyond the desired count.
+func planPool(v PoolView) PoolPlan {
+	var current, old []PoolRunner
+	stopping := 0
+	for _, r := range v.Runners {
+		switch {
+		case r.Stopping:
+			stopping++
+		case r.TemplateHash == v.TemplateHash:
+			current = append(current, r)
+		default:
+			old = append(old, r)
+		}
+	}
+
+	// Old runners go once registered new ones can take their place; current ones
+	// beyond the desired count go too.
+	excessOld := len(old)
+	if v.Desired > 0 {
+		ready := 0
+		for _, r := range current {
+			if r.Registered {
+				ready++
+			}
+		}
+		excessOld = min(len(old), max(0, ready+len(old)-v.Desired))
+	}
+	excessCurrent := max(0, len(current)-v.Desired)
+
+	var plan PoolPlan
+	if excessOld > 0 || excessCurrent > 0 {
+		if v.Busy == nil && (anyRegistered(old) || (excessCurrent > 0 && anyRegistered(current))) {
+			return PoolPlan{NeedBusy: true}
+		}
+		stopOld := victims(old, v.Busy, excessOld)
+		stopCurrent := victims(current, v.Busy, excessCurrent)
+		plan.Stop = append(stopOld, stopCurrent...)
+		plan.Blocked = len(stopOld) < excessOld || len(stopCurrent) < excessCurrent
+	}
+
+	want := v.Desired - len(current)
+	if len(old) > 0 {
+		// During a rollout, every pod counts against desired + surge, including
+		// old runners still draining.
+		want = min(want, v.Desired+max(v.MaxSurge, 1)-len(current)-len(old)-stopping)
+	}
+	if want <= 0 {
+		return plan
+	}
+	switch {
+	case v.Now.Before(v.CreateNotBefore):
+		plan.WakeAt = v.CreateNotBefore
+	case v.Ephemeral && !v.EffectiveTime.IsZero() && v.LastCreated.After(v.EffectiveTime) &&
+		v.Now.Before(v.LastCreated.Add(RecreationDelayAfterScale)):
+		plan.WakeAt = v.LastCreated.Add(RecreationDelayAfterScale)
+	default:
+		plan.Create = want
+	}
+	return plan
+}
+
+func anyRegistered(runners []PoolRunner) bool {
+	for _, r := range runners {
+		if r.Registered {
+			return true
+		}
+	}
+	return false
+}
+
+// victims picks up to n runners to stop, never a busy one: unregistered runners
+// first, then idle ones, newest first (ARC's newest-to-oldest retention rule).
+func victims(runners []PoolRunner, busy map[string]bool, n int) []string {
+	if n <= 0 {
+		return nil
+	}
+	candidates := make([]PoolRunner, 0, len(runners))
+	for _, r := range runners {
+		if !r.Registered || !busy[r.Name] {
+			candidates = append(candidates, r)
+		}
+	}
+	sort.SliceStable(candidates, func(i, j int) bool {
+		if candidates[i].Registered != candidates[j].Registered {
+			return !candidates[i].Registered
+		}
+		return candidates[i].Created.After(candidates[j].Created)
+	})
+	var out []string
+	for _, r := range candidates[:min(n, len(candidates))] {
+		out = append(out, r.Name)
+	}
+	return out
+}
