@@ -10,6 +10,7 @@ import (
 
 // RunnerRegistry is the part of the GitHub client the activities use.
 type RunnerRegistry interface {
+	ListRunners(ctx context.Context, scope github.Scope, fresh bool) ([]github.Runner, error)
 	FindRunner(ctx context.Context, scope github.Scope, name string) (github.Runner, bool, error)
 	RemoveRunner(ctx context.Context, scope github.Scope, id int64) error
 	RegistrationToken(ctx context.Context, scope github.Scope) (github.RegistrationToken, error)
@@ -67,4 +68,30 @@ func (g *GitHub) RemoveRunner(ctx context.Context, in RemoveRunnerInput) (Remove
 		return RemoveRunnerOutput{}, githubError(fmt.Errorf("remove runner %s: %w", in.Name, err))
 	}
 	return RemoveRunnerOutput{}, nil
+}
+
+// RunnerBusyInput names the runners of one scope whose busy flags a pool needs.
+type RunnerBusyInput struct {
+	Scope github.Scope
+	Names []string
+}
+
+// RunnerBusy reports which of the named runners GitHub lists as busy. One list call
+// per scope, revalidated so it is fresh (a 304 when nothing changed).
+func (g *GitHub) RunnerBusy(ctx context.Context, in RunnerBusyInput) (map[string]bool, error) {
+	runners, err := g.Registry.ListRunners(ctx, in.Scope, true)
+	if err != nil {
+		return nil, githubError(fmt.Errorf("list runners of %s: %w", in.Scope, err))
+	}
+	wanted := map[string]bool{}
+	for _, n := range in.Names {
+		wanted[n] = true
+	}
+	busy := map[string]bool{}
+	for _, r := range runners {
+		if wanted[r.Name] && r.Busy {
+			busy[r.Name] = true
+		}
+	}
+	return busy, nil
 }

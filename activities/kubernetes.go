@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/arcflow/arcflow/github"
@@ -18,6 +19,7 @@ import (
 // Kubernetes holds the Kubernetes activities. Register one value with the worker.
 type Kubernetes struct {
 	Client   kubernetes.Interface
+	Dynamic  dynamic.Interface
 	Tokens   RunnerRegistry
 	Defaults PodDefaults
 }

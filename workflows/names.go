@@ -38,7 +38,9 @@ const (
 	SignalPod        = "pod"
 	SignalStop       = "stop"
 	SignalRunnerDone = "runner-done"
-	QueryState       = "state"
+	// SignalRunnerRegistered: a runner tells its pool that GitHub lists it.
+	SignalRunnerRegistered = "runner-registered"
+	QueryState             = "state"
 )
 
 // Custom search attributes. `arcflow setup` registers them on a cluster; the dev

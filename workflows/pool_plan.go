@@ -102,7 +102,7 @@ func planPool(v PoolView) PoolPlan {
 	switch {
 	case v.Now.Before(v.CreateNotBefore):
 		plan.WakeAt = v.CreateNotBefore
-	case v.Ephemeral && !v.EffectiveTime.IsZero() && v.LastCreated.After(v.EffectiveTime) &&
+	case v.Ephemeral && !v.EffectiveTime.IsZero() && !v.LastCreated.Before(v.EffectiveTime) &&
 		v.Now.Before(v.LastCreated.Add(RecreationDelayAfterScale)):
 		plan.WakeAt = v.LastCreated.Add(RecreationDelayAfterScale)
 	default:

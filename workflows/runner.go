@@ -186,6 +186,7 @@ func (r *runnerRun) awaitRegistration(ctx workflow.Context) error {
 			return nil // rate limits and misses wait for the next poll
 		}
 		r.setPhase(ctx, PhaseIdle)
+		r.notifyRegistered(ctx)
 	}
 	return nil
 }
@@ -221,6 +222,18 @@ func (r *runnerRun) afterExitOrStop(ctx workflow.Context) {
 		r.end(ctx, reason, PhaseUnregistering)
 	default:
 		r.end(ctx, EndStopped, PhaseUnregistering)
+	}
+}
+
+// notifyRegistered tells the pool that GitHub lists the runner, so the pool can
+// count it as ready without asking GitHub.
+func (r *runnerRun) notifyRegistered(ctx workflow.Context) {
+	if r.in.PoolWorkflowID == "" {
+		return
+	}
+	err := workflow.SignalExternalWorkflow(ctx, r.in.PoolWorkflowID, "", SignalRunnerRegistered, RunnerRegistered{Name: r.in.Pod.Name}).Get(ctx, nil)
+	if err != nil {
+		workflow.GetLogger(ctx).Warn("cannot tell the pool that the runner registered", "pool", r.in.PoolWorkflowID, "error", err)
 	}
 }
 

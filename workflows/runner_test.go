@@ -267,6 +267,7 @@ func TestPodDeletedBySomeoneElseIsUnregisteredAndReported(t *testing.T) {
 			told = arg.(RunnerDone)
 			return nil
 		})
+	rt.env.OnSignalExternalWorkflow(mock.Anything, "pool/ci/runnerdeployment/app", "", SignalRunnerRegistered, RunnerRegistered{Name: "app-runner-x1"}).Return(nil).Once()
 	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
 	rt.after(5*time.Minute, rt.signalPodDeleted)
 

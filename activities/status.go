@@ -1,0 +1,69 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/arcflow/arcflow/api/v1alpha1"
+)
+
+// PoolStatus is a pool's status, as ARC shows it for RunnerDeployment and RunnerSet.
+type PoolStatus struct {
+	Desired   int `json:"desiredReplicas"`
+	Replicas  int `json:"replicas"`
+	Updated   int `json:"updatedReplicas"`
+	Ready     int `json:"readyReplicas"`
+	Available int `json:"availableReplicas"`
+}
+
+// PoolStatusInput names the resource, its new status and the events to record.
+type PoolStatusInput struct {
+	Namespace, Kind, Name string
+	Status                PoolStatus
+	// Events are Normal events on the resource, e.g. "ScaledUp: created 2 runners".
+	Events []string `json:",omitempty"`
+}
+
+// UpdatePoolStatus writes a pool's status subresource and records its events. A
+// resource that is gone is success: its pool is draining.
+func (k *Kubernetes) UpdatePoolStatus(ctx context.Context, in PoolStatusInput) error {
+	gvr := v1alpha1.RunnerDeploymentResource
+	if in.Kind == v1alpha1.KindRunnerSet {
+		gvr = v1alpha1.RunnerSetResource
+	}
+	patch, err := json.Marshal(map[string]any{"status": in.Status})
+	if err != nil {
+		return fmt.Errorf("status of %s %s/%s: %w", in.Kind, in.Namespace, in.Name, err)
+	}
+	obj, err := k.Dynamic.Resource(gvr).Namespace(in.Namespace).Patch(ctx, in.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("status of %s %s/%s: %w", in.Kind, in.Namespace, in.Name, err)
+	}
+	for _, e := range in.Events {
+		reason, message, _ := strings.Cut(e, ": ")
+		event := &corev1.Event{
+			ObjectMeta: metav1.ObjectMeta{GenerateName: in.Name + ".", Namespace: in.Namespace},
+			InvolvedObject: corev1.ObjectReference{
+				APIVersion: v1alpha1.GroupVersion.String(), Kind: in.Kind, Name: in.Name, Namespace: in.Namespace,
+				UID: obj.GetUID(), ResourceVersion: obj.GetResourceVersion(),
+			},
+			Reason: reason, Message: message, Type: corev1.EventTypeNormal,
+			Source:         corev1.EventSource{Component: "arcflow"},
+			FirstTimestamp: metav1.Now(), LastTimestamp: metav1.Now(), Count: 1,
+		}
+		if _, err := k.Client.CoreV1().Events(in.Namespace).Create(ctx, event, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("event on %s %s/%s: %w", in.Kind, in.Namespace, in.Name, err)
+		}
+	}
+	return nil
+}

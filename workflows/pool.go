@@ -1,0 +1,273 @@
+package workflows
+
+// The pool workflow keeps one RunnerDeployment's or RunnerSet's runners at the
+// desired count. It does not know which of the two it drives: each runner is a
+// child runner workflow, and the runner's activities create a pod or a one-replica
+// StatefulSet depending on the kind.
+//
+//	spec / scale / delete / runner-registered / runner-done signals
+//	        │
+//	        ▼
+//	  plan (planPool) ──NeedBusy──▶ ask GitHub which runners are busy ──▶ plan again
+//	        │
+//	        ├── start runner children (abandoned on close, so they outlive a run)
+//	        ├── send `stop` to the chosen runners (never a busy one)
+//	        ├── write status and events to the custom resource
+//	        └── wait for a signal, a deferred-creation timer, or a retry timer
+//
+// Runners report their end with a runner-done signal to the pool's workflow ID,
+// which stays the same across continue-as-new, so no child future is needed.
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/arcflow/arcflow/activities"
+)
+
+// Pool timings.
+const (
+	// blockedRetry: how often a pool re-checks busy runners it waits to stop.
+	blockedRetry = time.Minute
+	// poolMaxHistory triggers continue-as-new besides Temporal's suggestion.
+	poolMaxHistory = 5000
+)
+
+// PoolWorkflow runs one pool. Its ID is PoolWorkflowID(namespace, kind, name).
+func PoolWorkflow(ctx workflow.Context, in PoolInput) error {
+	p := &poolRun{}
+	if in.State != nil {
+		p.state = *in.State
+	} else {
+		p.state = PoolState{Spec: in.Spec}
+	}
+	p.specs = workflow.GetSignalChannel(ctx, SignalSpec)
+	p.scales = workflow.GetSignalChannel(ctx, SignalScale)
+	p.deletes = workflow.GetSignalChannel(ctx, SignalDelete)
+	p.registered = workflow.GetSignalChannel(ctx, SignalRunnerRegistered)
+	p.done = workflow.GetSignalChannel(ctx, SignalRunnerDone)
+	if err := workflow.SetQueryHandler(ctx, QueryState, func() (PoolState, error) { return p.state, nil }); err != nil {
+		return err
+	}
+	log := workflow.GetLogger(ctx)
+
+	for {
+		plan := p.plan(ctx)
+		if err := p.apply(ctx, plan); err != nil {
+			return err
+		}
+		p.writeStatus(ctx, plan)
+		if p.state.Deleting && len(p.state.Runners) == 0 {
+			log.Info("pool drained and deleted", "pool", p.state.Spec.Name)
+			return nil
+		}
+		info := workflow.GetInfo(ctx)
+		if info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > poolMaxHistory {
+			for len(p.starting) > 0 {
+				p.onStarted(ctx, p.starting[0])
+			}
+			p.drainSignals(ctx)
+			return workflow.NewContinueAsNewError(ctx, PoolWorkflow, PoolInput{Spec: p.state.Spec, State: &p.state})
+		}
+		p.wait(ctx, plan)
+	}
+}
+
+type poolRun struct {
+	state                                    PoolState
+	specs, scales, deletes, registered, done workflow.ReceiveChannel
+	events                                   []string
+	// starting holds child starts not yet confirmed; the pool waits for them only
+	// before continue-as-new, so creating many runners is one round trip.
+	starting []pendingStart
+}
+
+type pendingStart struct {
+	name    string
+	started workflow.Future
+}
+
+// onStarted drops a runner whose workflow could not be started.
+func (p *poolRun) onStarted(ctx workflow.Context, s pendingStart) {
+	if err := s.started.Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Error("runner workflow did not start", "runner", s.name, "error", err)
+		p.onDone(ctx, RunnerDone{Name: s.name, Reason: EndCreateFailed})
+	}
+	kept := p.starting[:0]
+	for _, other := range p.starting {
+		if other.name != s.name {
+			kept = append(kept, other)
+		}
+	}
+	p.starting = kept
+}
+
+func (p *poolRun) view(ctx workflow.Context, busy map[string]bool) PoolView {
+	s := &p.state
+	v := PoolView{
+		Desired: s.Desired(), TemplateHash: s.Spec.TemplateHash, Ephemeral: s.Spec.Ephemeral,
+		LastCreated: s.LastCreated, CreateNotBefore: s.CreateNotBefore,
+		MaxSurge: (s.Desired() + 1) / 2, Now: workflow.Now(ctx), Runners: s.Runners, Busy: busy,
+	}
+	if s.Scale != nil {
+		v.EffectiveTime = s.Scale.EffectiveTime
+	}
+	return v
+}
+
+func (p *poolRun) plan(ctx workflow.Context) PoolPlan {
+	if p.state.Deleting {
+		// Drain everything. A busy runner is safe to stop: it finishes its job
+		// (ephemeral) or is retried until GitHub lets it go (static).
+		var plan PoolPlan
+		for _, r := range p.state.Runners {
+			if !r.Stopping {
+				plan.Stop = append(plan.Stop, r.Name)
+			}
+		}
+		return plan
+	}
+	plan := planPool(p.view(ctx, nil))
+	if !plan.NeedBusy {
+		return plan
+	}
+	var names []string
+	for _, r := range p.state.Runners {
+		if r.Registered && !r.Stopping {
+			names = append(names, r.Name)
+		}
+	}
+	var busy map[string]bool
+	in := activities.RunnerBusyInput{Scope: p.state.Spec.Scope, Names: names}
+	if err := workflow.ExecuteActivity(githubOptions(ctx), gh.RunnerBusy, in).Get(ctx, &busy); err != nil {
+		workflow.GetLogger(ctx).Warn("cannot tell which runners are busy; treating all as busy", "pool", p.state.Spec.Name, "error", err)
+		busy = map[string]bool{}
+		for _, n := range names {
+			busy[n] = true
+		}
+	}
+	return planPool(p.view(ctx, busy))
+}
+
+func (p *poolRun) apply(ctx workflow.Context, plan PoolPlan) error {
+	for _, name := range plan.Stop {
+		for i := range p.state.Runners {
+			if p.state.Runners[i].Name == name {
+				p.state.Runners[i].Stopping = true
+			}
+		}
+		// A runner that already ended has its runner-done signal on the way.
+		_ = workflow.SignalExternalWorkflow(ctx, RunnerWorkflowID(p.state.Spec.Namespace, name), "", SignalStop,
+			StopRequest{Reason: "scale-down"}).Get(ctx, nil)
+	}
+	if len(plan.Stop) > 0 {
+		p.events = append(p.events, fmt.Sprintf("ScalingDown: stopping %d runner(s): %s", len(plan.Stop), strings.Join(plan.Stop, ", ")))
+	}
+	if plan.Create == 0 {
+		return nil
+	}
+	for range plan.Create {
+		name := p.newRunnerName(ctx)
+		p.starting = append(p.starting, pendingStart{name: name, started: p.startRunner(ctx, name)})
+		p.state.Runners = append(p.state.Runners, PoolRunner{Name: name, TemplateHash: p.state.Spec.TemplateHash, Created: workflow.Now(ctx)})
+	}
+	p.state.LastCreated = workflow.Now(ctx)
+	p.events = append(p.events, fmt.Sprintf("ScalingUp: created %d runner(s)", plan.Create))
+	return nil
+}
+
+// newRunnerName is <pool>-<5 random characters>, like ARC's generated names; for a
+// RunnerSet it is the pod name of a one-replica StatefulSet, <statefulset>-0.
+func (p *poolRun) newRunnerName(ctx workflow.Context) string {
+	var suffix string
+	_ = workflow.SideEffect(ctx, func(workflow.Context) any { return randomSuffix() }).Get(&suffix)
+	prefix := p.state.Spec.Name
+	if len(prefix) > 40 {
+		prefix = prefix[:40]
+	}
+	name := prefix + "-" + suffix
+	if p.state.Spec.Kind == "RunnerSet" {
+		name += "-0"
+	}
+	return name
+}
+
+func (p *poolRun) startRunner(ctx workflow.Context, name string) workflow.Future {
+	spec := p.state.Spec
+	pod := spec.Runner
+	pod.Name, pod.Namespace, pod.Pool, pod.Kind, pod.TemplateHash = name, spec.Namespace, spec.Name, spec.Kind, spec.TemplateHash
+	in := RunnerInput{
+		Pod: pod, Scope: spec.Scope, Ephemeral: spec.Ephemeral, Timings: spec.RunnerTimings,
+		PoolWorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID,
+	}
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:        RunnerWorkflowID(spec.Namespace, name),
+		TaskQueue:         TaskQueue,
+		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			SearchAttrKind.ValueSet("runner"),
+			SearchAttrPool.ValueSet(spec.Namespace+"/"+spec.Name),
+			SearchAttrScope.ValueSet(spec.Scope.String()),
+			SearchAttrRunnerName.ValueSet(name),
+		),
+	})
+	return workflow.ExecuteChildWorkflow(cctx, RunnerWorkflow, in).GetChildWorkflowExecution()
+}
+
+func (p *poolRun) writeStatus(ctx workflow.Context, plan PoolPlan) {
+	s := &p.state
+	status := PoolStatus{Desired: s.Desired()}
+	for _, r := range s.Runners {
+		if r.Stopping {
+			continue
+		}
+		status.Replicas++
+		if r.TemplateHash == s.Spec.TemplateHash {
+			status.Updated++
+		}
+		if r.Registered {
+			status.Ready++
+			status.Available++
+		}
+	}
+	if status == s.Status && len(p.events) == 0 {
+		return
+	}
+	in := activities.PoolStatusInput{Namespace: s.Spec.Namespace, Kind: s.Spec.Kind, Name: s.Spec.Name, Status: status, Events: p.events}
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.UpdatePoolStatus, in).Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Warn("cannot write pool status", "pool", s.Spec.Name, "error", err)
+		return
+	}
+	s.Status, p.events = status, nil
+}
+
+// wait blocks until a signal arrives, deferred creation is due, or blocked runners
+// should be checked again.
+func (p *poolRun) wait(ctx workflow.Context, plan PoolPlan) {
+	wctx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	sel := workflow.NewSelector(wctx)
+	p.listen(ctx, sel)
+	for _, s := range p.starting {
+		sel.AddFuture(s.started, func(workflow.Future) { p.onStarted(ctx, s) })
+	}
+	wake := plan.WakeAt
+	if plan.Blocked {
+		if retry := workflow.Now(ctx).Add(blockedRetry); wake.IsZero() || retry.Before(wake) {
+			wake = retry
+		}
+	}
+	if !wake.IsZero() {
+		sel.AddFuture(workflow.NewTimer(wctx, max(wake.Sub(workflow.Now(ctx)), time.Millisecond)), func(workflow.Future) {})
+	}
+	sel.Select(wctx)
+	// Take every signal that is already here before planning again.
+	for sel.HasPending() {
+		sel.Select(wctx)
+	}
+}

@@ -1,0 +1,110 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+)
+
+// Registration-timeout backoff: 10 s after the first failure, doubling to 10 min.
+const (
+	createBackoffMin = 10 * time.Second
+	createBackoffMax = 10 * time.Minute
+)
+
+func (p *poolRun) listen(ctx workflow.Context, sel workflow.Selector) {
+	sel.AddReceive(p.specs, func(c workflow.ReceiveChannel, _ bool) {
+		var spec PoolSpec
+		c.Receive(ctx, &spec)
+		p.onSpec(ctx, spec)
+	})
+	sel.AddReceive(p.scales, func(c workflow.ReceiveChannel, _ bool) {
+		var scale ScaleRequest
+		c.Receive(ctx, &scale)
+		p.onScale(scale)
+	})
+	sel.AddReceive(p.deletes, func(c workflow.ReceiveChannel, _ bool) {
+		c.Receive(ctx, nil)
+		p.state.Deleting = true
+	})
+	sel.AddReceive(p.registered, func(c workflow.ReceiveChannel, _ bool) {
+		var r RunnerRegistered
+		c.Receive(ctx, &r)
+		p.onRegistered(r)
+	})
+	sel.AddReceive(p.done, func(c workflow.ReceiveChannel, _ bool) {
+		var d RunnerDone
+		c.Receive(ctx, &d)
+		p.onDone(ctx, d)
+	})
+}
+
+// onSpec takes a newer spec; a stale or repeated one (same or older generation)
+// changes nothing, so the watcher may send it again safely.
+func (p *poolRun) onSpec(ctx workflow.Context, spec PoolSpec) {
+	if spec.Generation != 0 && spec.Generation <= p.state.Spec.Generation {
+		return
+	}
+	if spec.TemplateHash != p.state.Spec.TemplateHash {
+		p.events = append(p.events, "RollingUpdate: runner template changed; replacing runners")
+		workflow.GetLogger(ctx).Info("template changed; rolling the pool", "pool", spec.Name)
+	}
+	p.state.Spec = spec
+}
+
+func (p *poolRun) onScale(scale ScaleRequest) {
+	if cur := p.state.Scale; cur != nil && scale.EffectiveTime.Before(cur.EffectiveTime) {
+		scale.EffectiveTime = cur.EffectiveTime // effective time only moves forward
+	}
+	p.state.Scale = &scale
+}
+
+func (p *poolRun) onRegistered(r RunnerRegistered) {
+	for i := range p.state.Runners {
+		if p.state.Runners[i].Name == r.Name {
+			p.state.Runners[i].Registered = true
+			p.state.TimeoutStreak, p.state.CreateNotBefore = 0, time.Time{}
+		}
+	}
+}
+
+func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
+	kept := p.state.Runners[:0]
+	for _, r := range p.state.Runners {
+		if r.Name != d.Name {
+			kept = append(kept, r)
+		}
+	}
+	p.state.Runners = kept
+	switch d.Reason {
+	case EndRegistrationTimeout, EndCreateFailed:
+		p.state.TimeoutStreak++
+		backoff := min(createBackoffMin<<min(p.state.TimeoutStreak-1, 10), createBackoffMax)
+		p.state.CreateNotBefore = workflow.Now(ctx).Add(backoff)
+		p.events = append(p.events, "RunnerFailed: "+d.Name+" ended with "+d.Reason+"; next runner after "+backoff.String())
+	}
+}
+
+// drainSignals applies every buffered signal before continue-as-new.
+func (p *poolRun) drainSignals(ctx workflow.Context) {
+	for {
+		var spec PoolSpec
+		var scale ScaleRequest
+		var reg RunnerRegistered
+		var done RunnerDone
+		switch {
+		case p.specs.ReceiveAsync(&spec):
+			p.onSpec(ctx, spec)
+		case p.scales.ReceiveAsync(&scale):
+			p.onScale(scale)
+		case p.deletes.ReceiveAsync(nil):
+			p.state.Deleting = true
+		case p.registered.ReceiveAsync(&reg):
+			p.onRegistered(reg)
+		case p.done.ReceiveAsync(&done):
+			p.onDone(ctx, done)
+		default:
+			return
+		}
+	}
+}

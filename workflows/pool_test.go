@@ -1,0 +1,325 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/github"
+)
+
+const poolID = "pool/ci/runnerdeployment/app"
+
+// poolTest runs a pool workflow with mocked runner children: the test plays the
+// runners by sending runner-registered and runner-done signals.
+type poolTest struct {
+	testsuite.WorkflowTestSuite
+	t       *testing.T
+	env     *testsuite.TestWorkflowEnvironment
+	start   time.Time
+	created []createdRunner
+	stopped []string
+	busy    map[string]bool
+	status  activities.PoolStatus
+}
+
+type createdRunner struct {
+	name, hash string
+	at         time.Duration
+}
+
+func newPoolTest(t *testing.T) *poolTest {
+	pt := &poolTest{t: t, busy: map[string]bool{}}
+	pt.env = pt.NewTestWorkflowEnvironment()
+	pt.env.SetStartWorkflowOptions(startOptions(poolID))
+	pt.env.RegisterWorkflow(RunnerWorkflow)
+	pt.env.RegisterActivity(&activities.Kubernetes{})
+	pt.env.RegisterActivity(&activities.GitHub{})
+	pt.start = pt.env.Now()
+	pt.env.OnWorkflow(RunnerWorkflow, mock.Anything, mock.Anything).Return(
+		// A stand-in runner: it records its creation and waits for its stop signal.
+		func(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
+			require.Equal(t, poolID, in.PoolWorkflowID)
+			pt.created = append(pt.created, createdRunner{in.Pod.Name, in.Pod.TemplateHash, pt.env.Now().Sub(pt.start)})
+			stopped := false
+			sel := workflow.NewSelector(ctx)
+			sel.AddReceive(workflow.GetSignalChannel(ctx, SignalStop), func(c workflow.ReceiveChannel, _ bool) {
+				c.Receive(ctx, nil)
+				stopped = true
+			})
+			// testExit: the test ends a runner that exits by itself (job done, pod gone).
+			sel.AddReceive(workflow.GetSignalChannel(ctx, testExit), func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil) })
+			sel.Select(ctx)
+			if stopped {
+				pt.stopped = append(pt.stopped, in.Pod.Name)
+			}
+			return RunnerDone{Name: in.Pod.Name}, nil
+		})
+	pt.env.OnActivity(gh.RunnerBusy, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.RunnerBusyInput) (map[string]bool, error) {
+			out := map[string]bool{}
+			for _, n := range in.Names {
+				if pt.busy[n] {
+					out[n] = true
+				}
+			}
+			return out, nil
+		})
+	pt.env.OnActivity(kube.UpdatePoolStatus, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.PoolStatusInput) error {
+			pt.status = in.Status
+			return nil
+		})
+	return pt
+}
+
+func spec(replicas int, hash string, ephemeral bool) PoolSpec {
+	return PoolSpec{
+		Namespace: "ci", Kind: "RunnerDeployment", Name: "app", Generation: 1, Replicas: replicas,
+		Ephemeral: ephemeral, Scope: github.Scope{Repository: "octo/app"}, TemplateHash: hash,
+	}
+}
+
+func (pt *poolTest) at(d time.Duration, f func()) { pt.env.RegisterDelayedCallback(f, d) }
+
+// registerAll plays every created, unstopped runner registering with GitHub.
+func (pt *poolTest) registerAll() {
+	for _, c := range pt.created {
+		pt.env.SignalWorkflow(SignalRunnerRegistered, RunnerRegistered{Name: c.name})
+	}
+}
+
+const testExit = "test-exit"
+
+func (pt *poolTest) done(name, reason string) {
+	if reason != EndStopped {
+		_ = pt.env.SignalWorkflowByID(RunnerWorkflowID("ci", name), testExit, nil)
+	}
+	pt.env.SignalWorkflow(SignalRunnerDone, RunnerDone{Name: name, Reason: reason})
+}
+
+// finishStopped plays every stopped runner ending.
+func (pt *poolTest) finishStopped() {
+	for _, n := range pt.stopped {
+		pt.done(n, EndStopped)
+	}
+}
+
+func (pt *poolTest) state() PoolState {
+	v, err := pt.env.QueryWorkflow(QueryState)
+	require.NoError(pt.t, err)
+	var s PoolState
+	require.NoError(pt.t, v.Get(&s))
+	return s
+}
+
+func (pt *poolTest) names(hash string) []string {
+	var out []string
+	for _, r := range pt.state().Runners {
+		if hash == "" || r.TemplateHash == hash {
+			out = append(out, r.Name)
+		}
+	}
+	return out
+}
+
+// deleteAndDrain ends the test: delete, then every stopped runner finishes.
+func (pt *poolTest) deleteAndDrain(after time.Duration) {
+	pt.at(after, func() { pt.env.SignalWorkflow(SignalDelete, nil) })
+	pt.at(after+time.Second, pt.finishStopped)
+}
+
+func (pt *poolTest) run(s PoolSpec) {
+	pt.env.ExecuteWorkflow(PoolWorkflow, PoolInput{Spec: s})
+	require.True(pt.t, pt.env.IsWorkflowCompleted())
+	require.NoError(pt.t, pt.env.GetWorkflowError())
+}
+
+func TestPoolScalesUpAndDownWithoutStoppingBusyRunners(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(time.Second, func() {
+		require.Len(t, pt.created, 3)
+		pt.registerAll()
+	})
+	pt.at(2*time.Second, func() {
+		require.Equal(t, activities.PoolStatus{Desired: 3, Replicas: 3, Updated: 3, Ready: 3, Available: 3}, pt.status)
+		pt.busy[pt.created[2].name] = true // the newest runs a job
+		pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 1})
+	})
+	pt.at(3*time.Second, func() {
+		require.ElementsMatch(t, []string{pt.created[0].name, pt.created[1].name}, pt.stopped, "the busy runner is kept")
+		require.Equal(t, 1, pt.status.Replicas)
+	})
+	pt.deleteAndDrain(4 * time.Second)
+	pt.run(spec(3, "h1", false))
+	require.Len(t, pt.created, 3, "never more than asked for")
+}
+
+func TestPoolScaleDownWaitsForBusyRunners(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(time.Second, pt.registerAll)
+	pt.at(2*time.Second, func() {
+		pt.busy[pt.created[0].name], pt.busy[pt.created[1].name] = true, true
+		pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 0})
+	})
+	pt.at(3*time.Second, func() { require.Empty(t, pt.stopped, "both are busy") })
+	// One finishes its job; within the retry minute the pool stops it.
+	pt.at(30*time.Second, func() { pt.busy[pt.created[0].name] = false })
+	pt.at(2*time.Minute, func() { require.Equal(t, []string{pt.created[0].name}, pt.stopped) })
+	pt.deleteAndDrain(3 * time.Minute)
+	pt.run(spec(2, "h1", false))
+}
+
+func TestPoolRollingUpdateKeepsABusyRunnerUntilItsJobEnds(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(time.Second, pt.registerAll)
+	pt.at(2*time.Second, func() {
+		pt.busy[pt.created[0].name] = true
+		next := spec(2, "h2", true)
+		next.Generation = 2
+		pt.env.SignalWorkflow(SignalSpec, next)
+	})
+	pt.at(3*time.Second, func() {
+		// desired 2, surge 1: one new runner first.
+		require.Len(t, pt.created, 3)
+		require.Equal(t, "h2", pt.created[2].hash)
+		require.Empty(t, pt.stopped, "nothing old goes before a new runner is registered")
+		pt.env.SignalWorkflow(SignalRunnerRegistered, RunnerRegistered{Name: pt.created[2].name})
+	})
+	pt.at(4*time.Second, func() {
+		require.Equal(t, []string{pt.created[1].name}, pt.stopped, "the idle old runner goes, the busy one stays")
+		pt.done(pt.created[1].name, EndStopped)
+	})
+	pt.at(5*time.Second, func() {
+		require.Len(t, pt.created, 4, "a second new runner replaces the idle old one")
+		pt.env.SignalWorkflow(SignalRunnerRegistered, RunnerRegistered{Name: pt.created[3].name})
+	})
+	// The busy runner's job ends; ephemeral, it exits by itself.
+	pt.at(20*time.Minute, func() { pt.done(pt.created[0].name, EndCompleted) })
+	pt.at(21*time.Minute, func() {
+		require.ElementsMatch(t, []string{pt.created[2].name, pt.created[3].name}, pt.names(""), "all new runners")
+		require.NotContains(t, pt.stopped, pt.created[0].name, "the busy runner was never stopped")
+		require.Len(t, pt.created, 4)
+	})
+	pt.deleteAndDrain(22 * time.Minute)
+	pt.run(spec(2, "h1", true))
+}
+
+func TestEphemeralReplacementWaitsForEffectiveTimeOrTenMinutes(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(0, func() { pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 1, EffectiveTime: pt.start}) })
+	pt.at(time.Second, pt.registerAll)
+	pt.at(time.Minute, func() {
+		require.Len(t, pt.created, 1)
+		pt.done(pt.created[0].name, EndCompleted) // job done, runner gone
+	})
+	pt.at(5*time.Minute, func() { require.Len(t, pt.created, 1, "no replacement before a newer effective time") })
+	pt.at(11*time.Minute, func() {
+		require.Len(t, pt.created, 2, "replaced 10 minutes after the last creation")
+		require.Equal(t, 10*time.Minute, pt.created[1].at-pt.created[0].at)
+		pt.env.SignalWorkflow(SignalRunnerRegistered, RunnerRegistered{Name: pt.created[1].name})
+		pt.done(pt.created[1].name, EndCompleted)
+	})
+	// A new queued job moves the effective time: replaced at once.
+	pt.at(12*time.Minute, func() {
+		pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 1, EffectiveTime: pt.env.Now()})
+	})
+	pt.at(12*time.Minute+time.Second, func() {
+		require.Len(t, pt.created, 3)
+		require.Equal(t, 12*time.Minute, pt.created[2].at)
+	})
+	pt.deleteAndDrain(13 * time.Minute)
+	pt.run(spec(0, "h1", true))
+}
+
+func TestPoolScalesToZeroAndBack(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(time.Second, pt.registerAll)
+	pt.at(2*time.Second, func() { pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 0}) })
+	pt.at(3*time.Second, func() {
+		require.Len(t, pt.stopped, 2)
+		pt.finishStopped()
+	})
+	pt.at(4*time.Second, func() {
+		require.Empty(t, pt.names(""))
+		require.Equal(t, 0, pt.status.Replicas)
+		pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 2})
+	})
+	pt.at(5*time.Second, func() { require.Len(t, pt.created, 4) })
+	pt.deleteAndDrain(6 * time.Second)
+	pt.run(spec(2, "h1", false))
+}
+
+func TestRegistrationTimeoutsBackOff(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(time.Second, func() { pt.done(pt.created[0].name, EndRegistrationTimeout) })
+	pt.at(5*time.Second, func() { require.Len(t, pt.created, 1, "backing off") })
+	pt.at(12*time.Second, func() {
+		require.Len(t, pt.created, 2)
+		require.Equal(t, 11*time.Second, pt.created[1].at, "10 s after the first timeout")
+		pt.done(pt.created[1].name, EndRegistrationTimeout)
+	})
+	pt.at(40*time.Second, func() {
+		require.Len(t, pt.created, 3)
+		require.Equal(t, 32*time.Second, pt.created[2].at, "20 s after the second")
+	})
+	pt.deleteAndDrain(41 * time.Second)
+	pt.run(spec(1, "h1", false))
+}
+
+func TestDeleteDrainsEveryRunnerThenFinishes(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(time.Second, pt.registerAll)
+	pt.at(2*time.Second, func() {
+		pt.busy[pt.created[0].name] = true
+		pt.env.SignalWorkflow(SignalDelete, nil)
+	})
+	pt.at(3*time.Second, func() {
+		require.Len(t, pt.stopped, 2, "delete drains busy runners too: they finish their job first")
+		require.False(t, pt.env.IsWorkflowCompleted())
+		pt.finishStopped()
+	})
+	pt.run(spec(2, "h1", false))
+}
+
+func TestStaleSpecIsIgnored(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(time.Second, func() {
+		old := spec(5, "h0", false)
+		old.Generation = 0 // zero: unknown generation is applied...
+		old.Generation = 1 // ...but the same generation again is not
+		pt.env.SignalWorkflow(SignalSpec, old)
+	})
+	pt.at(2*time.Second, func() { require.Len(t, pt.created, 1) })
+	pt.deleteAndDrain(3 * time.Second)
+	pt.run(spec(1, "h1", false))
+}
+
+func TestPoolContinuesAsNewWithItsRunners(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(time.Second, pt.registerAll)
+	pt.at(2*time.Second, func() {
+		for _, c := range pt.created { // stand-ins end; the pool is not told
+			_ = pt.env.SignalWorkflowByID(RunnerWorkflowID("ci", c.name), testExit, nil)
+		}
+		pt.env.SetContinueAsNewSuggested(true)
+		pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 2})
+	})
+	pt.env.ExecuteWorkflow(PoolWorkflow, PoolInput{Spec: spec(2, "h1", false)})
+	var can *workflow.ContinueAsNewError
+	require.True(t, errors.As(pt.env.GetWorkflowError(), &can))
+	var next PoolInput
+	require.NoError(t, converterFor().FromPayloads(can.Input, &next))
+	require.Len(t, next.State.Runners, 2)
+	for _, r := range next.State.Runners {
+		require.True(t, r.Registered)
+	}
+	require.Equal(t, 2, next.State.Scale.Replicas)
+}

@@ -1,0 +1,74 @@
+package workflows
+
+import (
+	"time"
+
+	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/github"
+)
+
+// PoolSpec is a RunnerDeployment or RunnerSet as its pool workflow needs it. The
+// watcher builds it from the custom resource and sends it with the spec signal.
+type PoolSpec struct {
+	Namespace string
+	Kind      string
+	Name      string
+	// Generation of the resource; a pool ignores a spec older than the one it has.
+	Generation int64
+	Replicas   int
+	Ephemeral  bool
+	Scope      github.Scope
+	// TemplateHash changes when the runner template changes; a new hash rolls the pool.
+	TemplateHash string
+	// Runner is the template of every runner; its Name is filled per runner.
+	Runner        activities.RunnerPodInput
+	RunnerTimings RunnerTimings `json:",omitempty"`
+}
+
+// ScaleRequest is the autoscaler's scale signal: replicas and the effective time of
+// the reservations behind them.
+type ScaleRequest struct {
+	Replicas      int       `json:"replicas"`
+	EffectiveTime time.Time `json:"effectiveTime,omitempty"`
+}
+
+// RunnerRegistered is a runner's signal to its pool once GitHub lists it.
+type RunnerRegistered struct {
+	Name string
+}
+
+// PoolInput starts or continues a pool workflow.
+type PoolInput struct {
+	Spec  PoolSpec
+	State *PoolState `json:",omitempty"`
+}
+
+// PoolState is what the `state` query returns and what continue-as-new carries.
+type PoolState struct {
+	Spec PoolSpec
+	// Scale is the autoscaler's last request; when set, it wins over Spec.Replicas.
+	Scale   *ScaleRequest `json:",omitempty"`
+	Runners []PoolRunner
+	// LastCreated is the last time a runner was created (ARC's sync-time).
+	LastCreated time.Time
+	// TimeoutStreak counts runners in a row that failed to register; it backs off
+	// creation so a broken image does not create pods in a tight loop.
+	TimeoutStreak   int       `json:",omitempty"`
+	CreateNotBefore time.Time `json:",omitempty"`
+	Deleting        bool      `json:",omitempty"`
+	Status          PoolStatus
+}
+
+// Desired is the replica count the pool converges to.
+func (s *PoolState) Desired() int {
+	switch {
+	case s.Deleting:
+		return 0
+	case s.Scale != nil:
+		return s.Scale.Replicas
+	}
+	return s.Spec.Replicas
+}
+
+// PoolStatus is written back to the custom resource's status.
+type PoolStatus = activities.PoolStatus
