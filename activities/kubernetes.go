@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/github"
 )
 
@@ -30,28 +31,24 @@ type RunnerPodOutput struct {
 	Created bool
 }
 
-// EnsureRunnerPod creates a runner's token Secret and pod, and does nothing if the
-// pod exists. The registration token goes from the process-level cache straight
-// into the Secret: it is in no activity input, output or error.
+// EnsureRunnerPod creates a runner: its token Secret and its pod, or, for a
+// RunnerSet, its one-replica StatefulSet. A runner that exists is left alone. The
+// registration token goes from the process-level cache straight into the Secret:
+// it is in no activity input, output or error.
 func (k *Kubernetes) EnsureRunnerPod(ctx context.Context, in RunnerPodInput) (RunnerPodOutput, error) {
+	if in.Kind == v1alpha1.KindRunnerSet {
+		return k.ensureRunnerStatefulSet(ctx, in)
+	}
 	pods := k.Client.CoreV1().Pods(in.Namespace)
 	if existing, err := pods.Get(ctx, in.Name, metav1.GetOptions{}); err == nil {
 		return RunnerPodOutput{UID: string(existing.UID)}, nil
 	} else if !apierrors.IsNotFound(err) {
 		return RunnerPodOutput{}, fmt.Errorf("get runner pod %s/%s: %w", in.Namespace, in.Name, err)
 	}
-
-	scope := github.Scope{Enterprise: in.Spec.Enterprise, Organization: in.Spec.Organization, Repository: in.Spec.Repository}
-	token, err := k.Tokens.RegistrationToken(ctx, scope)
-	if err != nil {
-		return RunnerPodOutput{}, githubError(fmt.Errorf("registration token for %s: %w", scope, err))
-	}
-	if err := k.writeTokenSecret(ctx, in, token.Value()); err != nil {
+	if err := k.writeToken(ctx, in); err != nil {
 		return RunnerPodOutput{}, err
 	}
-
-	pod := BuildRunnerPod(in, k.Defaults)
-	created, err := pods.Create(ctx, pod, metav1.CreateOptions{})
+	created, err := pods.Create(ctx, BuildRunnerPod(in, k.Defaults), metav1.CreateOptions{})
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		if created, err = pods.Get(ctx, in.Name, metav1.GetOptions{}); err != nil {
@@ -59,16 +56,30 @@ func (k *Kubernetes) EnsureRunnerPod(ctx context.Context, in RunnerPodInput) (Ru
 		}
 		return RunnerPodOutput{UID: string(created.UID)}, nil
 	case apierrors.IsInvalid(err) || apierrors.IsForbidden(err):
-		return RunnerPodOutput{}, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("create runner pod %s/%s: %v", in.Namespace, in.Name, err), ErrTypeInvalidSpec, nil)
+		return RunnerPodOutput{}, invalidSpec("pod", in, err)
 	case err != nil:
 		return RunnerPodOutput{}, fmt.Errorf("create runner pod %s/%s: %w", in.Namespace, in.Name, err)
 	}
 	// The pod owns its Secret, so the Secret goes when the pod goes.
-	if err := k.adoptTokenSecret(ctx, created); err != nil {
+	if err := k.adoptTokenSecret(ctx, in, "v1", "Pod", created.Name, string(created.UID)); err != nil {
 		return RunnerPodOutput{}, err
 	}
 	return RunnerPodOutput{UID: string(created.UID), Created: true}, nil
+}
+
+func invalidSpec(what string, in RunnerPodInput, err error) error {
+	return temporal.NewNonRetryableApplicationError(
+		fmt.Sprintf("create runner %s %s/%s: %v", what, in.Namespace, in.Name, err), ErrTypeInvalidSpec, nil)
+}
+
+// writeToken fetches the scope's registration token and writes the runner's Secret.
+func (k *Kubernetes) writeToken(ctx context.Context, in RunnerPodInput) error {
+	scope := github.Scope{Enterprise: in.Spec.Enterprise, Organization: in.Spec.Organization, Repository: in.Spec.Repository}
+	token, err := k.Tokens.RegistrationToken(ctx, scope)
+	if err != nil {
+		return githubError(fmt.Errorf("registration token for %s: %w", scope, err))
+	}
+	return k.writeTokenSecret(ctx, in, token.Value())
 }
 
 func (k *Kubernetes) writeTokenSecret(ctx context.Context, in RunnerPodInput, token string) error {
@@ -98,11 +109,12 @@ func (k *Kubernetes) writeTokenSecret(ctx context.Context, in RunnerPodInput, to
 	return nil
 }
 
-func (k *Kubernetes) adoptTokenSecret(ctx context.Context, pod *corev1.Pod) error {
-	patch := fmt.Sprintf(`{"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":%q,"uid":%q}]}}`, pod.Name, pod.UID)
-	_, err := k.Client.CoreV1().Secrets(pod.Namespace).Patch(ctx, TokenSecretName(pod.Name), types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+// adoptTokenSecret makes the runner's pod or StatefulSet own its token Secret.
+func (k *Kubernetes) adoptTokenSecret(ctx context.Context, in RunnerPodInput, apiVersion, kind, name, uid string) error {
+	patch := fmt.Sprintf(`{"metadata":{"ownerReferences":[{"apiVersion":%q,"kind":%q,"name":%q,"uid":%q}]}}`, apiVersion, kind, name, uid)
+	_, err := k.Client.CoreV1().Secrets(in.Namespace).Patch(ctx, TokenSecretName(in.Name), types.MergePatchType, []byte(patch), metav1.PatchOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("adopt token secret of %s/%s: %w", pod.Namespace, pod.Name, err)
+		return fmt.Errorf("adopt token secret of %s/%s: %w", in.Namespace, in.Name, err)
 	}
 	return nil
 }
@@ -113,11 +125,20 @@ type PodRef struct {
 	Namespace string
 	Name      string
 	UID       string
+	// Kind RunnerSet deletes the runner's StatefulSet (and so its pod and claims).
+	Kind string `json:",omitempty"`
 }
 
 // DeleteRunnerPod deletes a runner's pod and its token Secret. Both being gone
 // already is success.
 func (k *Kubernetes) DeleteRunnerPod(ctx context.Context, ref PodRef) error {
+	if ref.Kind == v1alpha1.KindRunnerSet {
+		name := StatefulSetName(ref.Name)
+		err := k.Client.AppsV1().StatefulSets(ref.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete runner statefulset %s/%s: %w", ref.Namespace, name, err)
+		}
+	}
 	opts := metav1.DeleteOptions{}
 	if ref.UID != "" {
 		uid := types.UID(ref.UID)
@@ -165,6 +186,23 @@ func PodStateOf(pod *corev1.Pod) PodState {
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
 			s.Ready, s.ReadySince = true, c.LastTransitionTime.Time
+		}
+	}
+	// A StatefulSet restarts an exited runner container (restartPolicy Always); its
+	// first exit is the runner's end, as Succeeded or Failed would be for a pod.
+	for _, c := range pod.Status.ContainerStatuses {
+		if c.Name != runnerContainerName {
+			continue
+		}
+		exit := c.State.Terminated
+		if exit == nil {
+			exit = c.LastTerminationState.Terminated
+		}
+		if exit != nil && s.Phase == corev1.PodRunning {
+			s.Phase, s.Ready = corev1.PodSucceeded, false
+			if exit.ExitCode != 0 {
+				s.Phase = corev1.PodFailed
+			}
 		}
 	}
 	return s

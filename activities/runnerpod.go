@@ -2,6 +2,8 @@ package activities
 
 import (
 	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -58,6 +60,9 @@ type RunnerPodInput struct {
 	Spec         v1alpha1.RunnerSpec
 	// GitHubURL is what runners register against (GITHUB_URL).
 	GitHubURL string
+	// StatefulSet is the RunnerSet's StatefulSet spec (service name, labels and
+	// volumeClaimTemplates); nil for a RunnerDeployment.
+	StatefulSet *appsv1.StatefulSetSpec `json:",omitempty"`
 }
 
 // TokenSecretName is the Secret holding a runner's registration token.
