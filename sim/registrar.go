@@ -25,6 +25,8 @@ type Registrar struct {
 	Kube   kubernetes.Interface
 	GitHub *fake.Server
 	Log    *slog.Logger
+	// Namespace limits the runners to one namespace; empty means all.
+	Namespace string
 
 	mu         sync.Mutex
 	registered map[string]bool // by pod UID
@@ -33,7 +35,7 @@ type Registrar struct {
 // Run registers runners until ctx ends.
 func (r *Registrar) Run(ctx context.Context) error {
 	r.registered = map[string]bool{}
-	factory := informers.NewSharedInformerFactoryWithOptions(r.Kube, 0,
+	factory := informers.NewSharedInformerFactoryWithOptions(r.Kube, 0, informers.WithNamespace(r.Namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = activities.LabelRunner }))
 	informer := factory.Core().V1().Pods().Informer()
 	handle := func(obj any) {

@@ -24,10 +24,11 @@ import (
 // (phase, readiness, deletion) are sent, and each carries the pod's UID and
 // resource version so the workflow ignores repeats.
 type PodWatcher struct {
-	kube     kubernetes.Interface
-	temporal client.Client
-	log      *slog.Logger
-	queue    workqueue.TypedRateLimitingInterface[podSignal]
+	kube      kubernetes.Interface
+	temporal  client.Client
+	log       *slog.Logger
+	namespace string
+	queue     workqueue.TypedRateLimitingInterface[podSignal]
 }
 
 type podSignal struct {
@@ -35,17 +36,18 @@ type podSignal struct {
 	state           activities.PodState
 }
 
-// NewPodWatcher builds a watcher of pods labelled as runners.
-func NewPodWatcher(kube kubernetes.Interface, temporal client.Client, log *slog.Logger) *PodWatcher {
+// NewPodWatcher builds a watcher of pods labelled as runners, in one namespace or,
+// when namespace is empty, in all.
+func NewPodWatcher(kube kubernetes.Interface, temporal client.Client, namespace string, log *slog.Logger) *PodWatcher {
 	return &PodWatcher{
-		kube: kube, temporal: temporal, log: log,
+		kube: kube, temporal: temporal, log: log, namespace: namespace,
 		queue: workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[podSignal]()),
 	}
 }
 
 // Run watches until ctx ends, with the given number of signalling goroutines.
 func (w *PodWatcher) Run(ctx context.Context, workers int) error {
-	factory := informers.NewSharedInformerFactoryWithOptions(w.kube, 0,
+	factory := informers.NewSharedInformerFactoryWithOptions(w.kube, 0, informers.WithNamespace(w.namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = activities.LabelRunner }))
 	informer := factory.Core().V1().Pods().Informer()
 	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{

@@ -13,6 +13,7 @@ import (
 func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub) sdkworker.Worker {
 	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{})
 	w.RegisterWorkflow(workflows.RunnerWorkflow)
+	w.RegisterWorkflow(workflows.PoolWorkflow)
 	w.RegisterActivity(kube)
 	w.RegisterActivity(gh)
 	return w

@@ -1,5 +1,6 @@
-// Command arcflow is the arcflow CLI. Today it reports its version; the worker,
-// webhook, dev, scale and status subcommands arrive with their issues.
+// Command arcflow is the arcflow CLI: `arcflow worker` runs the workflows and the
+// Kubernetes watchers. The webhook, dev, scale and status subcommands arrive with
+// their issues.
 package main
 
 import (
@@ -13,10 +14,15 @@ var version = ""
 
 func main() {
 	if len(os.Args) < 2 || os.Args[1] == "help" || os.Args[1] == "--help" || os.Args[1] == "-h" {
-		fmt.Println("usage: arcflow <command>\n\ncommands:\n  version   print the version")
+		fmt.Println("usage: arcflow <command> [flags]\n\ncommands:\n  worker    run the Temporal worker and the Kubernetes watchers\n  version   print the version\n\n`arcflow <command> --help` lists a command's flags.")
 		return
 	}
 	switch os.Args[1] {
+	case "worker":
+		if err := runWorker(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "arcflow worker:", err)
+			os.Exit(1)
+		}
 	case "version":
 		fmt.Println("arcflow", buildVersion())
 	default:

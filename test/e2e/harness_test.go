@@ -26,7 +26,7 @@ type world struct {
 	client   *github.Client
 }
 
-func startWorld(t *testing.T) *world {
+func startWorld(t *testing.T, namespace string) *world {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -49,9 +49,9 @@ func startWorld(t *testing.T) *world {
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 
-	watcher := worker.NewPodWatcher(kube, tc, log)
+	watcher := worker.NewPodWatcher(kube, tc, namespace, log)
 	go func() { _ = watcher.Run(ctx, 2) }()
-	registrar := &sim.Registrar{Kube: kube, GitHub: gh, Log: log}
+	registrar := &sim.Registrar{Kube: kube, GitHub: gh, Namespace: namespace, Log: log}
 	go func() { _ = registrar.Run(ctx) }()
 	return &world{kube: kube, temporal: tc, github: gh, client: ghClient}
 }

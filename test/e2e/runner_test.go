@@ -69,7 +69,7 @@ func history(t *testing.T, ctx context.Context, w *world, run client.WorkflowRun
 
 func TestStaticRunnerRegistersThenUnregistersBeforeItsPodIsDeleted(t *testing.T) {
 	ctx := testContext(t)
-	w := startWorld(t)
+	w := startWorld(t, "runner-static")
 	createNamespace(t, ctx, "runner-static")
 
 	run := startRunner(t, ctx, w, "runner-static", "static-1", false)
@@ -126,7 +126,7 @@ func TestStaticRunnerRegistersThenUnregistersBeforeItsPodIsDeleted(t *testing.T)
 
 func TestEphemeralRunnerFinishesItsJobWithoutRemoveRunner(t *testing.T) {
 	ctx := testContext(t)
-	w := startWorld(t)
+	w := startWorld(t, "runner-ephemeral")
 	createNamespace(t, ctx, "runner-ephemeral")
 
 	run := startRunner(t, ctx, w, "runner-ephemeral", "eph-1", true)

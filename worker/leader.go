@@ -1,0 +1,55 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+)
+
+// LeaderElection configures which worker replica runs the Kubernetes watchers.
+type LeaderElection struct {
+	Enabled       bool
+	Namespace     string
+	ID            string // ARC's --leader-election-id
+	LeaseDuration time.Duration
+	RenewDeadline time.Duration
+	RetryPeriod   time.Duration
+}
+
+// RunWhileLeader runs fn while this process holds the lease, so several worker
+// replicas never fight over the same signals. Without election it just runs fn.
+func RunWhileLeader(ctx context.Context, kube kubernetes.Interface, cfg LeaderElection, log *slog.Logger, fn func(context.Context)) error {
+	if !cfg.Enabled {
+		fn(ctx)
+		return nil
+	}
+	identity, err := os.Hostname()
+	if err != nil {
+		return fmt.Errorf("leader election identity: %w", err)
+	}
+	identity = fmt.Sprintf("%s-%d", identity, os.Getpid())
+	lock := &resourcelock.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Name: cfg.ID, Namespace: cfg.Namespace},
+		Client:     kube.CoordinationV1(),
+		LockConfig: resourcelock.ResourceLockConfig{Identity: identity},
+	}
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock: lock, ReleaseOnCancel: true,
+		LeaseDuration: cfg.LeaseDuration, RenewDeadline: cfg.RenewDeadline, RetryPeriod: cfg.RetryPeriod,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) {
+				log.Info("leading: running the Kubernetes watchers", "identity", identity)
+				fn(ctx)
+			},
+			OnStoppedLeading: func() { log.Info("no longer leading", "identity", identity) },
+		},
+	})
+	return nil
+}

@@ -1,0 +1,76 @@
+package worker
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/api/v1alpha1"
+	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/workflows"
+)
+
+// templateHash is a short FNV-32a hash of a runner template. Any change to what a
+// runner is built from changes it, and a changed hash rolls the pool.
+func templateHash(parts ...any) (string, error) {
+	h := fnv.New32a()
+	for _, p := range parts {
+		data, err := json.Marshal(p)
+		if err != nil {
+			return "", fmt.Errorf("hash runner template: %w", err)
+		}
+		_, _ = h.Write(data)
+	}
+	return fmt.Sprintf("%08x", h.Sum32()), nil
+}
+
+func owner(kind string, meta metav1.ObjectMeta) *metav1.OwnerReference {
+	return &metav1.OwnerReference{
+		APIVersion: v1alpha1.GroupVersion.String(), Kind: kind, Name: meta.Name, UID: meta.UID, Controller: ptr.To(true),
+	}
+}
+
+func scopeOf(c v1alpha1.RunnerConfig) github.Scope {
+	return github.Scope{Enterprise: c.Enterprise, Organization: c.Organization, Repository: c.Repository}
+}
+
+// RunnerDeploymentPoolSpec builds the pool spec of a RunnerDeployment.
+func RunnerDeploymentPoolSpec(rd *v1alpha1.RunnerDeployment, runnerURL string) (workflows.PoolSpec, error) {
+	tpl := rd.Spec.Template
+	hash, err := templateHash(tpl.Spec, tpl.Labels, tpl.Annotations)
+	if err != nil {
+		return workflows.PoolSpec{}, err
+	}
+	return workflows.PoolSpec{
+		Namespace: rd.Namespace, Kind: v1alpha1.KindRunnerDeployment, Name: rd.Name, Generation: rd.Generation,
+		Replicas: rd.Spec.DesiredReplicas(), Ephemeral: tpl.Spec.IsEphemeral(), Scope: scopeOf(tpl.Spec.RunnerConfig),
+		TemplateHash: hash,
+		Runner: activities.RunnerPodInput{
+			Owner: owner(v1alpha1.KindRunnerDeployment, rd.ObjectMeta), Labels: tpl.Labels, Annotations: tpl.Annotations,
+			Spec: tpl.Spec, GitHubURL: runnerURL,
+		},
+	}, nil
+}
+
+// RunnerSetPoolSpec builds the pool spec of a RunnerSet.
+func RunnerSetPoolSpec(rs *v1alpha1.RunnerSet, runnerURL string) (workflows.PoolSpec, error) {
+	sts := rs.Spec.StatefulSetSpec
+	sts.Replicas = nil // scaling is the pool's business, not the template's
+	hash, err := templateHash(rs.Spec.RunnerConfig, rs.Spec.ServiceAccountName, rs.Spec.WorkVolumeClaimTemplate, sts.Template, sts.VolumeClaimTemplates, sts.ServiceName)
+	if err != nil {
+		return workflows.PoolSpec{}, err
+	}
+	return workflows.PoolSpec{
+		Namespace: rs.Namespace, Kind: v1alpha1.KindRunnerSet, Name: rs.Name, Generation: rs.Generation,
+		Replicas: rs.Spec.DesiredReplicas(), Ephemeral: rs.Spec.IsEphemeral(), Scope: scopeOf(rs.Spec.RunnerConfig),
+		TemplateHash: hash,
+		Runner: activities.RunnerPodInput{
+			Owner: owner(v1alpha1.KindRunnerSet, rs.ObjectMeta), Labels: sts.Template.Labels, Annotations: sts.Template.Annotations,
+			Spec: activities.RunnerSetPodSpec(&rs.Spec), GitHubURL: runnerURL, StatefulSet: &sts,
+		},
+	}, nil
+}

@@ -1,0 +1,176 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/arcflow/arcflow/api/v1alpha1"
+	"github.com/arcflow/arcflow/workflows"
+)
+
+// ResourceWatcher turns RunnerDeployment and RunnerSet changes into signals: a
+// create or update signal-with-starts the pool workflow with the new spec, a delete
+// sends `delete`. An invalid resource gets a status condition and an event instead.
+type ResourceWatcher struct {
+	Kube      kubernetes.Interface
+	Dynamic   dynamic.Interface
+	Temporal  client.Client
+	RunnerURL string
+	Namespace string // empty: all namespaces
+	Log       *slog.Logger
+}
+
+// Run watches until ctx ends.
+func (w *ResourceWatcher) Run(ctx context.Context) error {
+	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(w.Dynamic, 0, w.Namespace, nil)
+	var synced []cache.InformerSynced
+	for _, kind := range []struct {
+		gvr  schema.GroupVersionResource
+		name string
+	}{{v1alpha1.RunnerDeploymentResource, v1alpha1.KindRunnerDeployment}, {v1alpha1.RunnerSetResource, v1alpha1.KindRunnerSet}} {
+		informer := factory.ForResource(kind.gvr).Informer()
+		kindName := kind.name
+		_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: func(obj any) { w.upsert(ctx, kindName, obj) },
+			UpdateFunc: func(oldObj, obj any) {
+				// Status writes (ours and the pool's) do not change the generation and
+				// need no signal.
+				if oldU, ok := oldObj.(*unstructured.Unstructured); ok && oldU.GetGeneration() == obj.(*unstructured.Unstructured).GetGeneration() {
+					return
+				}
+				w.upsert(ctx, kindName, obj)
+			},
+			DeleteFunc: func(obj any) { w.deleted(ctx, kindName, obj) },
+		})
+		if err != nil {
+			return fmt.Errorf("resource watcher: %w", err)
+		}
+		synced = append(synced, informer.HasSynced)
+	}
+	factory.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		return errors.New("resource watcher: caches did not sync")
+	}
+	<-ctx.Done()
+	factory.Shutdown()
+	return nil
+}
+
+func (w *ResourceWatcher) upsert(ctx context.Context, kind string, obj any) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	log := w.Log.With("pool", u.GetNamespace()+"/"+u.GetName(), "kind", kind)
+	spec, problem := w.poolSpec(kind, u)
+	if problem != nil {
+		log.Warn("invalid resource; its pool is left as it is", "error", problem)
+		w.setCondition(ctx, kind, u, metav1.ConditionFalse, "InvalidSpec", problem.Error())
+		return
+	}
+	id := workflows.PoolWorkflowID(u.GetNamespace(), kind, u.GetName())
+	_, err := w.Temporal.SignalWithStartWorkflow(ctx, id, workflows.SignalSpec, spec, client.StartWorkflowOptions{
+		ID: id, TaskQueue: workflows.TaskQueue,
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			workflows.SearchAttrKind.ValueSet("pool"),
+			workflows.SearchAttrPool.ValueSet(u.GetNamespace()+"/"+u.GetName()),
+			workflows.SearchAttrScope.ValueSet(spec.Scope.String()),
+		),
+	}, workflows.PoolWorkflow, workflows.PoolInput{Spec: spec})
+	if err != nil {
+		log.Error("cannot signal the pool workflow", "error", err)
+		return
+	}
+	w.setCondition(ctx, kind, u, metav1.ConditionTrue, "Accepted", "the pool workflow "+id+" runs this resource")
+}
+
+func (w *ResourceWatcher) poolSpec(kind string, u *unstructured.Unstructured) (workflows.PoolSpec, error) {
+	switch kind {
+	case v1alpha1.KindRunnerSet:
+		var rs v1alpha1.RunnerSet
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &rs); err != nil {
+			return workflows.PoolSpec{}, fmt.Errorf("decode RunnerSet: %w", err)
+		}
+		if err := rs.Validate(); err != nil {
+			return workflows.PoolSpec{}, err
+		}
+		return RunnerSetPoolSpec(&rs, w.RunnerURL)
+	default:
+		var rd v1alpha1.RunnerDeployment
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &rd); err != nil {
+			return workflows.PoolSpec{}, fmt.Errorf("decode RunnerDeployment: %w", err)
+		}
+		if err := rd.Validate(); err != nil {
+			return workflows.PoolSpec{}, err
+		}
+		return RunnerDeploymentPoolSpec(&rd, w.RunnerURL)
+	}
+}
+
+func (w *ResourceWatcher) deleted(ctx context.Context, kind string, obj any) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	id := workflows.PoolWorkflowID(u.GetNamespace(), kind, u.GetName())
+	err := w.Temporal.SignalWorkflow(ctx, id, "", workflows.SignalDelete, nil)
+	var notFound *serviceerror.NotFound
+	if err != nil && !errors.As(err, &notFound) {
+		w.Log.Error("cannot signal delete to the pool workflow", "pool", id, "error", err)
+	}
+}
+
+// setCondition records whether arcflow accepted the resource, as a status condition
+// and, for a rejection, a Warning event. It writes only when the condition changes.
+func (w *ResourceWatcher) setCondition(ctx context.Context, kind string, u *unstructured.Unstructured, status metav1.ConditionStatus, reason, message string) {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok && m["type"] == "Accepted" && m["reason"] == reason && m["message"] == message &&
+			m["observedGeneration"] == u.GetGeneration() {
+			return
+		}
+	}
+	cond := metav1.Condition{
+		Type: "Accepted", Status: status, Reason: reason, Message: message,
+		ObservedGeneration: u.GetGeneration(), LastTransitionTime: metav1.Now(),
+	}
+	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": []metav1.Condition{cond}}})
+	gvr := v1alpha1.RunnerDeploymentResource
+	if kind == v1alpha1.KindRunnerSet {
+		gvr = v1alpha1.RunnerSetResource
+	}
+	if _, err := w.Dynamic.Resource(gvr).Namespace(u.GetNamespace()).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+		w.Log.Warn("cannot write the Accepted condition", "pool", u.GetNamespace()+"/"+u.GetName(), "error", err)
+	}
+	if status == metav1.ConditionFalse {
+		event := &corev1.Event{
+			ObjectMeta:     metav1.ObjectMeta{GenerateName: u.GetName() + ".", Namespace: u.GetNamespace()},
+			InvolvedObject: corev1.ObjectReference{APIVersion: u.GetAPIVersion(), Kind: kind, Name: u.GetName(), Namespace: u.GetNamespace(), UID: u.GetUID()},
+			Reason:         reason, Message: message, Type: corev1.EventTypeWarning, Source: corev1.EventSource{Component: "arcflow"},
+			FirstTimestamp: metav1.Now(), LastTimestamp: metav1.Now(), Count: 1,
+		}
+		if _, err := w.Kube.CoreV1().Events(u.GetNamespace()).Create(ctx, event, metav1.CreateOptions{}); err != nil {
+			w.Log.Warn("cannot record the event", "error", err)
+		}
+	}
+}
