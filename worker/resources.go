@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -79,12 +80,13 @@ func (w *ResourceWatcher) upsert(ctx context.Context, kind string, obj any) {
 		return
 	}
 	log := w.Log.With("pool", u.GetNamespace()+"/"+u.GetName(), "kind", kind)
-	spec, problem := w.poolSpec(kind, u)
+	spec, unsupported, problem := w.poolSpec(kind, u)
 	if problem != nil {
 		log.Warn("invalid resource; its pool is left as it is", "error", problem)
-		w.setCondition(ctx, kind, u, metav1.ConditionFalse, "InvalidSpec", problem.Error())
+		w.setConditions(ctx, kind, u, metav1.ConditionFalse, "InvalidSpec", problem.Error(), nil)
 		return
 	}
+	spec.RegistrationOnly = u.GetAnnotations()[v1alpha1.RegistrationOnlyAnnotation] == "true"
 	id := workflows.PoolWorkflowID(u.GetNamespace(), kind, u.GetName())
 	_, err := w.Temporal.SignalWithStartWorkflow(ctx, id, workflows.SignalSpec, spec, client.StartWorkflowOptions{
 		ID: id, TaskQueue: workflows.TaskQueue,
@@ -98,29 +100,32 @@ func (w *ResourceWatcher) upsert(ctx context.Context, kind string, obj any) {
 		log.Error("cannot signal the pool workflow", "error", err)
 		return
 	}
-	w.setCondition(ctx, kind, u, metav1.ConditionTrue, "Accepted", "the pool workflow "+id+" runs this resource")
+	w.setConditions(ctx, kind, u, metav1.ConditionTrue, "Accepted", "the pool workflow "+id+" runs this resource", unsupported)
 }
 
-func (w *ResourceWatcher) poolSpec(kind string, u *unstructured.Unstructured) (workflows.PoolSpec, error) {
+// poolSpec decodes and validates a resource, and lists the fields arcflow ignores.
+func (w *ResourceWatcher) poolSpec(kind string, u *unstructured.Unstructured) (workflows.PoolSpec, []string, error) {
 	switch kind {
 	case v1alpha1.KindRunnerSet:
 		var rs v1alpha1.RunnerSet
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &rs); err != nil {
-			return workflows.PoolSpec{}, fmt.Errorf("decode RunnerSet: %w", err)
+			return workflows.PoolSpec{}, nil, fmt.Errorf("decode RunnerSet: %w", err)
 		}
 		if err := rs.Validate(); err != nil {
-			return workflows.PoolSpec{}, err
+			return workflows.PoolSpec{}, nil, err
 		}
-		return RunnerSetPoolSpec(&rs, w.RunnerURL)
+		spec, err := RunnerSetPoolSpec(&rs, w.RunnerURL)
+		return spec, rs.Spec.UnsupportedFields("spec"), err
 	default:
 		var rd v1alpha1.RunnerDeployment
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &rd); err != nil {
-			return workflows.PoolSpec{}, fmt.Errorf("decode RunnerDeployment: %w", err)
+			return workflows.PoolSpec{}, nil, fmt.Errorf("decode RunnerDeployment: %w", err)
 		}
 		if err := rd.Validate(); err != nil {
-			return workflows.PoolSpec{}, err
+			return workflows.PoolSpec{}, nil, err
 		}
-		return RunnerDeploymentPoolSpec(&rd, w.RunnerURL)
+		spec, err := RunnerDeploymentPoolSpec(&rd, w.RunnerURL)
+		return spec, rd.Spec.Template.Spec.UnsupportedFields("spec.template.spec"), err
 	}
 }
 
@@ -140,37 +145,62 @@ func (w *ResourceWatcher) deleted(ctx context.Context, kind string, obj any) {
 	}
 }
 
-// setCondition records whether arcflow accepted the resource, as a status condition
-// and, for a rejection, a Warning event. It writes only when the condition changes.
-func (w *ResourceWatcher) setCondition(ctx context.Context, kind string, u *unstructured.Unstructured, status metav1.ConditionStatus, reason, message string) {
-	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	for _, c := range conds {
-		if m, ok := c.(map[string]any); ok && m["type"] == "Accepted" && m["reason"] == reason && m["message"] == message &&
-			m["observedGeneration"] == u.GetGeneration() {
-			return
-		}
-	}
-	cond := metav1.Condition{
+// setConditions records whether arcflow accepted the resource and which of its
+// fields it ignores, as status conditions, and a Warning event for a rejection. It
+// writes only when something changed.
+func (w *ResourceWatcher) setConditions(ctx context.Context, kind string, u *unstructured.Unstructured, status metav1.ConditionStatus, reason, message string, unsupported []string) {
+	conds := []metav1.Condition{{
 		Type: "Accepted", Status: status, Reason: reason, Message: message,
 		ObservedGeneration: u.GetGeneration(), LastTransitionTime: metav1.Now(),
+	}}
+	if len(unsupported) > 0 {
+		conds = append(conds, metav1.Condition{
+			Type: "UnsupportedFields", Status: metav1.ConditionTrue, Reason: "Ignored",
+			Message: "arcflow ignores: " + strings.Join(unsupported, "; "), ObservedGeneration: u.GetGeneration(), LastTransitionTime: metav1.Now(),
+		})
 	}
-	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": []metav1.Condition{cond}}})
+	if conditionsUnchanged(u, conds) {
+		return
+	}
+	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
 	gvr := v1alpha1.RunnerDeploymentResource
 	if kind == v1alpha1.KindRunnerSet {
 		gvr = v1alpha1.RunnerSetResource
 	}
 	if _, err := w.Dynamic.Resource(gvr).Namespace(u.GetNamespace()).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
-		w.Log.Warn("cannot write the Accepted condition", "pool", u.GetNamespace()+"/"+u.GetName(), "error", err)
+		w.Log.Warn("cannot write status conditions", "pool", u.GetNamespace()+"/"+u.GetName(), "error", err)
 	}
-	if status == metav1.ConditionFalse {
-		event := &corev1.Event{
-			ObjectMeta:     metav1.ObjectMeta{GenerateName: u.GetName() + ".", Namespace: u.GetNamespace()},
-			InvolvedObject: corev1.ObjectReference{APIVersion: u.GetAPIVersion(), Kind: kind, Name: u.GetName(), Namespace: u.GetNamespace(), UID: u.GetUID()},
-			Reason:         reason, Message: message, Type: corev1.EventTypeWarning, Source: corev1.EventSource{Component: "arcflow"},
-			FirstTimestamp: metav1.Now(), LastTimestamp: metav1.Now(), Count: 1,
+	for _, c := range conds {
+		if c.Status == metav1.ConditionFalse || c.Type == "UnsupportedFields" {
+			w.event(ctx, kind, u, c.Reason, c.Message)
 		}
-		if _, err := w.Kube.CoreV1().Events(u.GetNamespace()).Create(ctx, event, metav1.CreateOptions{}); err != nil {
-			w.Log.Warn("cannot record the event", "error", err)
+	}
+}
+
+// conditionsUnchanged compares type, status, reason, message and generation.
+func conditionsUnchanged(u *unstructured.Unstructured, want []metav1.Condition) bool {
+	have, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	if len(have) != len(want) {
+		return false
+	}
+	for i, c := range have {
+		m, ok := c.(map[string]any)
+		if !ok || m["type"] != want[i].Type || m["status"] != string(want[i].Status) || m["reason"] != want[i].Reason ||
+			m["message"] != want[i].Message || m["observedGeneration"] != want[i].ObservedGeneration {
+			return false
 		}
+	}
+	return true
+}
+
+func (w *ResourceWatcher) event(ctx context.Context, kind string, u *unstructured.Unstructured, reason, message string) {
+	event := &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{GenerateName: u.GetName() + ".", Namespace: u.GetNamespace()},
+		InvolvedObject: corev1.ObjectReference{APIVersion: u.GetAPIVersion(), Kind: kind, Name: u.GetName(), Namespace: u.GetNamespace(), UID: u.GetUID()},
+		Reason:         reason, Message: message, Type: corev1.EventTypeWarning, Source: corev1.EventSource{Component: "arcflow"},
+		FirstTimestamp: metav1.Now(), LastTimestamp: metav1.Now(), Count: 1,
+	}
+	if _, err := w.Kube.CoreV1().Events(u.GetNamespace()).Create(ctx, event, metav1.CreateOptions{}); err != nil {
+		w.Log.Warn("cannot record the event", "error", err)
 	}
 }

@@ -112,7 +112,12 @@ func (p *poolRun) view(ctx workflow.Context, busy map[string]bool) PoolView {
 	v := PoolView{
 		Desired: s.Desired(), TemplateHash: s.Spec.TemplateHash, Ephemeral: s.Spec.Ephemeral,
 		LastCreated: s.LastCreated, CreateNotBefore: s.CreateNotBefore,
-		MaxSurge: (s.Desired() + 1) / 2, Now: workflow.Now(ctx), Runners: s.Runners, Busy: busy,
+		MaxSurge: (s.Desired() + 1) / 2, Now: workflow.Now(ctx), Busy: busy,
+	}
+	for _, r := range s.Runners {
+		if !r.RegistrationOnly {
+			v.Runners = append(v.Runners, r)
+		}
 	}
 	if s.Scale != nil {
 		v.EffectiveTime = s.Scale.EffectiveTime
@@ -132,7 +137,7 @@ func (p *poolRun) plan(ctx workflow.Context) PoolPlan {
 		}
 		return plan
 	}
-	plan := planPool(p.view(ctx, nil))
+	plan := p.withRegistrationOnly(planPool(p.view(ctx, nil)))
 	if !plan.NeedBusy {
 		return plan
 	}
@@ -151,7 +156,25 @@ func (p *poolRun) plan(ctx workflow.Context) PoolPlan {
 			busy[n] = true
 		}
 	}
-	return planPool(p.view(ctx, busy))
+	return p.withRegistrationOnly(planPool(p.view(ctx, busy)))
+}
+
+// withRegistrationOnly adds the registration-only runner to a plan: one while the
+// pool is at zero (if the spec asks for it), none otherwise.
+func (p *poolRun) withRegistrationOnly(plan PoolPlan) PoolPlan {
+	want := p.state.Spec.RegistrationOnly && p.state.Desired() == 0
+	have := false
+	for _, r := range p.state.Runners {
+		if r.RegistrationOnly && !r.Stopping {
+			if want && !have {
+				have = true
+				continue
+			}
+			plan.Stop = append(plan.Stop, r.Name)
+		}
+	}
+	plan.CreateRegistrationOnly = want && !have
+	return plan
 }
 
 func (p *poolRun) apply(ctx workflow.Context, plan PoolPlan) error {
@@ -168,12 +191,18 @@ func (p *poolRun) apply(ctx workflow.Context, plan PoolPlan) error {
 	if len(plan.Stop) > 0 {
 		p.events = append(p.events, fmt.Sprintf("ScalingDown: stopping %d runner(s): %s", len(plan.Stop), strings.Join(plan.Stop, ", ")))
 	}
+	if plan.CreateRegistrationOnly {
+		name := p.newRunnerName(ctx)
+		p.starting = append(p.starting, pendingStart{name: name, started: p.startRunner(ctx, name, true)})
+		p.state.Runners = append(p.state.Runners, PoolRunner{Name: name, TemplateHash: p.state.Spec.TemplateHash, Created: workflow.Now(ctx), RegistrationOnly: true})
+		p.events = append(p.events, "RegistrationOnly: created "+name+" to stay registered while the pool is at zero")
+	}
 	if plan.Create == 0 {
 		return nil
 	}
 	for range plan.Create {
 		name := p.newRunnerName(ctx)
-		p.starting = append(p.starting, pendingStart{name: name, started: p.startRunner(ctx, name)})
+		p.starting = append(p.starting, pendingStart{name: name, started: p.startRunner(ctx, name, false)})
 		p.state.Runners = append(p.state.Runners, PoolRunner{Name: name, TemplateHash: p.state.Spec.TemplateHash, Created: workflow.Now(ctx)})
 	}
 	p.state.LastCreated = workflow.Now(ctx)
@@ -197,13 +226,13 @@ func (p *poolRun) newRunnerName(ctx workflow.Context) string {
 	return name
 }
 
-func (p *poolRun) startRunner(ctx workflow.Context, name string) workflow.Future {
+func (p *poolRun) startRunner(ctx workflow.Context, name string, registrationOnly bool) workflow.Future {
 	spec := p.state.Spec
 	pod := spec.Runner
 	pod.Name, pod.Namespace, pod.Pool, pod.Kind, pod.TemplateHash = name, spec.Namespace, spec.Name, spec.Kind, spec.TemplateHash
 	in := RunnerInput{
 		Pod: pod, Scope: spec.Scope, Ephemeral: spec.Ephemeral, Timings: spec.RunnerTimings,
-		PoolWorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID,
+		PoolWorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, RegistrationOnly: registrationOnly,
 	}
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:        RunnerWorkflowID(spec.Namespace, name),
@@ -223,7 +252,7 @@ func (p *poolRun) writeStatus(ctx workflow.Context, plan PoolPlan) {
 	s := &p.state
 	status := PoolStatus{Desired: s.Desired()}
 	for _, r := range s.Runners {
-		if r.Stopping {
+		if r.Stopping || r.RegistrationOnly {
 			continue
 		}
 		status.Replicas++

@@ -19,6 +19,8 @@ type PoolRunner struct {
 	Registered bool
 	// Stopping: the pool sent it a stop signal; it is draining.
 	Stopping bool `json:",omitempty"`
+	// RegistrationOnly: the pool's offline placeholder runner, not counted as capacity.
+	RegistrationOnly bool `json:",omitempty"`
 }
 
 // PoolView is what planPool decides from. Busy is what GitHub last said; nil
@@ -46,6 +48,8 @@ type PoolPlan struct {
 	WakeAt time.Time
 	// Blocked: runners should go but all candidates are busy; plan again later.
 	Blocked bool
+	// CreateRegistrationOnly: start the pool's registration-only runner.
+	CreateRegistrationOnly bool `json:",omitempty"`
 }
 
 // planPool decides which runners to create and stop. It never stops a busy

@@ -31,8 +31,9 @@ type poolTest struct {
 }
 
 type createdRunner struct {
-	name, hash string
-	at         time.Duration
+	name, hash       string
+	at               time.Duration
+	registrationOnly bool
 }
 
 func newPoolTest(t *testing.T) *poolTest {
@@ -47,7 +48,7 @@ func newPoolTest(t *testing.T) *poolTest {
 		// A stand-in runner: it records its creation and waits for its stop signal.
 		func(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
 			require.Equal(t, poolID, in.PoolWorkflowID)
-			pt.created = append(pt.created, createdRunner{in.Pod.Name, in.Pod.TemplateHash, pt.env.Now().Sub(pt.start)})
+			pt.created = append(pt.created, createdRunner{in.Pod.Name, in.Pod.TemplateHash, pt.env.Now().Sub(pt.start), in.RegistrationOnly})
 			stopped := false
 			sel := workflow.NewSelector(ctx)
 			sel.AddReceive(workflow.GetSignalChannel(ctx, SignalStop), func(c workflow.ReceiveChannel, _ bool) {
@@ -322,4 +323,33 @@ func TestPoolContinuesAsNewWithItsRunners(t *testing.T) {
 		require.True(t, r.Registered)
 	}
 	require.Equal(t, 2, next.State.Scale.Replicas)
+}
+
+func TestRegistrationOnlyRunnerWhileAtZero(t *testing.T) {
+	pt := newPoolTest(t)
+	s := spec(0, "h1", true)
+	s.RegistrationOnly = true
+	pt.at(time.Second, func() {
+		require.Len(t, pt.created, 1)
+		require.True(t, pt.created[0].registrationOnly)
+		pt.registerAll()
+	})
+	pt.at(2*time.Second, func() {
+		require.Equal(t, 0, pt.status.Replicas, "the placeholder is not capacity")
+		pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 2})
+	})
+	pt.at(3*time.Second, func() {
+		require.Len(t, pt.created, 3)
+		require.Equal(t, []string{pt.created[0].name}, pt.stopped, "not needed once real runners exist")
+		pt.finishStopped()
+		pt.env.SignalWorkflow(SignalRunnerRegistered, RunnerRegistered{Name: pt.created[1].name})
+		pt.env.SignalWorkflow(SignalRunnerRegistered, RunnerRegistered{Name: pt.created[2].name})
+	})
+	pt.at(4*time.Second, func() { pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 0}) })
+	pt.at(5*time.Second, func() {
+		require.Len(t, pt.created, 4)
+		require.True(t, pt.created[3].registrationOnly, "back at zero: a new placeholder")
+	})
+	pt.deleteAndDrain(6 * time.Second)
+	pt.run(s)
 }

@@ -23,6 +23,9 @@ type PoolSpec struct {
 	// Runner is the template of every runner; its Name is filled per runner.
 	Runner        activities.RunnerPodInput
 	RunnerTimings RunnerTimings `json:",omitempty"`
+	// RegistrationOnly keeps one registered, offline runner while the pool is at
+	// zero (opt-in, seed 001).
+	RegistrationOnly bool `json:",omitempty"`
 }
 
 // ScaleRequest is the autoscaler's scale signal: replicas and the effective time of

@@ -78,6 +78,9 @@ func (r *runnerRun) step(ctx workflow.Context) error {
 	case PhaseRegistering:
 		return r.awaitRegistration(ctx)
 	case PhaseIdle:
+		if r.in.RegistrationOnly {
+			return r.holdRegistration(ctx)
+		}
 		r.awaitStopOrExit(ctx)
 	case PhaseBusy:
 		if r.state.EndReason != "" { // busy while being unregistered
@@ -199,6 +202,24 @@ func (r *runnerRun) awaitStopOrExit(ctx workflow.Context) {
 	if r.state.StopRequested || r.state.Pod.Exited() {
 		r.afterExitOrStop(ctx)
 	}
+}
+
+// holdRegistration is the registration-only runner (seed 001): once registered, its
+// pod is deleted and the runner stays in GitHub, offline, so GitHub queues jobs for
+// a pool scaled to zero. A stop signal unregisters it.
+func (r *runnerRun) holdRegistration(ctx workflow.Context) error {
+	if !r.state.PodReleased {
+		ref := activities.PodRef{Namespace: r.in.Pod.Namespace, Name: r.in.Pod.Name, UID: r.state.Pod.UID, Kind: r.in.Pod.Kind}
+		if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.DeleteRunnerPod, ref).Get(ctx, nil); err != nil {
+			return err
+		}
+		r.state.PodReleased = true
+	}
+	for !r.state.StopRequested {
+		r.awaitSignal(ctx) // pod events of the released pod change nothing
+	}
+	r.end(ctx, EndStopped, PhaseUnregistering)
+	return nil
 }
 
 // afterExitOrStop decides the next phase once a stop was asked for or the pod ended.

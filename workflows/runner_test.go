@@ -399,3 +399,28 @@ func TestLongRegistrationContinuesAsNewWithItsState(t *testing.T) {
 		}
 	}
 }
+
+func TestRegistrationOnlyRunnerReleasesItsPodAndStaysRegistered(t *testing.T) {
+	rt := newRunnerTest(t)
+	rt.mockPod()
+	rt.mockFind(0)
+	rt.mockRemove()
+	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+	rt.after(2*time.Minute, func() {
+		require.Equal(t, []string{"EnsureRunnerPod", "FindRunner", "DeleteRunnerPod"}, rt.names(), "registered, then the pod goes")
+		rt.signalPodDeleted() // the released pod's deletion changes nothing
+	})
+	rt.after(time.Hour, func() {
+		require.Zero(t, rt.count("RemoveRunner"), "it stays registered")
+		rt.env.SignalWorkflow(SignalStop, StopRequest{})
+	})
+	in := runnerInput(true, RunnerTimings{})
+	in.RegistrationOnly = true
+	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
+	require.NoError(t, rt.env.GetWorkflowError())
+	var done RunnerDone
+	require.NoError(t, rt.env.GetWorkflowResult(&done))
+	require.Equal(t, EndStopped, done.Reason)
+	names := rt.names()
+	require.Equal(t, []string{"RemoveRunner", "DeleteRunnerPod"}, names[len(names)-2:])
+}

@@ -42,6 +42,10 @@ type RunnerInput struct {
 	// a runner without a pool.
 	PoolWorkflowID string `json:",omitempty"`
 	Timings        RunnerTimings
+	// RegistrationOnly: register, then delete the pod and stay registered (offline)
+	// until stopped; for pools scaled to zero on GitHub servers that drop jobs with
+	// no runner at all.
+	RegistrationOnly bool `json:",omitempty"`
 	// State carries a run's state across continue-as-new; nil on the first run.
 	State *RunnerState `json:",omitempty"`
 }
@@ -98,6 +102,8 @@ type RunnerState struct {
 	RemoveAttempts int `json:",omitempty"`
 	// RetryAt defers the next GitHub call, after a rate limit or a 422.
 	RetryAt time.Time `json:",omitempty"`
+	// PodReleased: a registration-only runner's pod was deleted on purpose.
+	PodReleased bool `json:",omitempty"`
 	// Unverified: the pod was deleted before GitHub listed the runner, so one more
 	// lookup must make sure no registration is left behind.
 	Unverified bool `json:",omitempty"`

@@ -334,3 +334,51 @@ func TestWorkerKilledMidRolloutConverges(t *testing.T) {
 	sort.Strings(names)
 	require.Len(t, names, 3, "one token Secret per live runner, none orphaned: %v", names)
 }
+
+func TestInvalidAndUnsupportedSpecsAreReportedInConditions(t *testing.T) {
+	w := startPoolWorld(t, "rd-conditions")
+	w.apply(`apiVersion: actions.summerwind.dev/v1alpha1
+kind: RunnerDeployment
+metadata:
+  name: contradictory
+spec:
+  template:
+    spec:
+      repository: octo/app
+      dockerEnabled: false
+      dockerdWithinRunnerContainer: true
+---
+apiVersion: actions.summerwind.dev/v1alpha1
+kind: RunnerDeployment
+metadata:
+  name: k8s-mode
+spec:
+  replicas: 0
+  template:
+    spec:
+      repository: octo/app
+      containerMode: kubernetes
+      workVolumeClaimTemplate:
+        storageClassName: standard
+        accessModes: [ReadWriteOnce]
+        resources:
+          requests:
+            storage: 1Gi
+`)
+	condition := func(name, typ string) string {
+		out, err := stack.Kubectl(w.ctx, "get", "-n", w.ns, "rdeploy", name,
+			"-o", `jsonpath={.status.conditions[?(@.type=="`+typ+`")].status} {.status.conditions[?(@.type=="`+typ+`")].message}`)
+		require.NoError(t, err)
+		return out
+	}
+	w.eventually("the contradictory spec is rejected", func() bool {
+		return strings.HasPrefix(condition("contradictory", "Accepted"), "False spec.template.spec.dockerdWithinRunnerContainer")
+	})
+	w.eventually("the unsupported field is named", func() bool {
+		return strings.Contains(condition("k8s-mode", "UnsupportedFields"), "True arcflow ignores: spec.template.spec.containerMode: kubernetes")
+	})
+	require.Empty(t, w.pods("contradictory"), "an invalid resource gets no runners")
+	events, err := stack.Kubectl(w.ctx, "get", "events", "-n", w.ns, "--field-selector", "involvedObject.name=contradictory")
+	require.NoError(t, err)
+	require.Contains(t, events, "InvalidSpec")
+}
