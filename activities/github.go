@@ -19,6 +19,7 @@ type RunnerRegistry interface {
 // GitHub holds the GitHub activities. Register one value with the worker.
 type GitHub struct {
 	Registry RunnerRegistry
+	Jobs     JobLister
 }
 
 // FindRunnerInput names a runner in a scope.

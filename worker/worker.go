@@ -14,6 +14,7 @@ func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub) sd
 	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{})
 	w.RegisterWorkflow(workflows.RunnerWorkflow)
 	w.RegisterWorkflow(workflows.PoolWorkflow)
+	w.RegisterWorkflow(workflows.AutoscalerWorkflow)
 	w.RegisterActivity(kube)
 	w.RegisterActivity(gh)
 	return w

@@ -11,6 +11,8 @@ type Reservation struct {
 	JobID          int64
 	EffectiveTime  time.Time
 	ExpirationTime time.Time
+	// Starved: it waited beyond maxReplicas; its timer restarts once it gets a slot.
+	Starved bool `json:",omitempty"`
 }
 
 // JobEvent is the payload of the autoscaler's job signal: one workflow_job
@@ -98,17 +100,18 @@ func (r *Reservations) sort() {
 }
 
 // Expire restarts the timers of reservations queued beyond maxReplicas (they wait
-// for a runner, so they must not expire while waiting; seed 000), drops expired
-// ones and forgets old memories. It reports whether the active set changed.
+// for a runner, so they must not expire while waiting; seed 000) and once more when
+// such a reservation gets a slot, drops expired ones and forgets old memories. It reports whether the active set changed.
 func (r *Reservations) Expire(now time.Time, maxReplicas int) bool {
 	changed := false
 	for i := range r.Active {
-		if i < maxReplicas {
+		res := &r.Active[i]
+		if i < maxReplicas && !res.Starved {
 			continue
 		}
-		res := &r.Active[i]
 		length := res.ExpirationTime.Sub(res.EffectiveTime)
 		res.EffectiveTime, res.ExpirationTime = now, now.Add(length)
+		res.Starved = i >= maxReplicas
 	}
 	kept := r.Active[:0]
 	for _, res := range r.Active {

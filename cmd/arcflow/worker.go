@@ -80,7 +80,7 @@ func runWorker(args []string) error {
 
 	w := worker.New(tc,
 		&activities.Kubernetes{Client: kube, Dynamic: dyn, Tokens: gh, Defaults: defaults},
-		&activities.GitHub{Registry: gh})
+		&activities.GitHub{Registry: gh, Jobs: gh})
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start Temporal worker: %w", err)
 	}

@@ -45,7 +45,7 @@ func startWorld(t *testing.T, namespace string) *world {
 
 	w := worker.New(tc,
 		&activities.Kubernetes{Client: kube, Tokens: ghClient, Defaults: activities.DefaultPodDefaults()},
-		&activities.GitHub{Registry: ghClient})
+		&activities.GitHub{Registry: ghClient, Jobs: ghClient})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 

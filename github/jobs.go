@@ -1,0 +1,85 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	gogithub "github.com/google/go-github/v88/github"
+)
+
+// Job is a workflow job as the metrics and the reconcile need it.
+type Job struct {
+	ID     int64
+	Status string // queued, in_progress, completed
+	Labels []string
+}
+
+// ListOpenJobs lists the queued and in-progress jobs of a repository (owner/name):
+// runs with status queued and in_progress (100 a page), then each run's jobs (50 a
+// page), all through the HTTP cache, as ARC's TotalNumberOfQueuedAndInProgressWorkflowRuns does.
+func (c *Client) ListOpenJobs(ctx context.Context, repository string) ([]Job, error) {
+	owner, repo, ok := strings.Cut(repository, "/")
+	if !ok {
+		return nil, fmt.Errorf("list jobs: repository %q must be owner/name", repository)
+	}
+	var jobs []Job
+	for _, status := range []string{"queued", "in_progress"} {
+		runs, err := c.listRuns(ctx, owner, repo, status)
+		if err != nil {
+			return nil, err
+		}
+		for _, runID := range runs {
+			page, err := c.listRunJobs(ctx, owner, repo, runID)
+			if err != nil {
+				return nil, err
+			}
+			jobs = append(jobs, page...)
+		}
+	}
+	return jobs, nil
+}
+
+func (c *Client) listRuns(ctx context.Context, owner, repo, status string) ([]int64, error) {
+	ctx = withEndpoint(ctx, "list-workflow-runs")
+	var ids []int64
+	opts := &gogithub.ListWorkflowRunsOptions{Status: status, ListOptions: gogithub.ListOptions{PerPage: 100}}
+	for {
+		runs, resp, err := c.gh.Actions.ListRepositoryWorkflowRuns(ctx, owner, repo, opts)
+		if err := classify("list-workflow-runs "+owner+"/"+repo, resp, err, c.now()); err != nil {
+			return nil, err
+		}
+		for _, r := range runs.WorkflowRuns {
+			if r.GetID() != 0 {
+				ids = append(ids, r.GetID())
+			}
+		}
+		if resp.NextPage == 0 {
+			return ids, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+func (c *Client) listRunJobs(ctx context.Context, owner, repo string, runID int64) ([]Job, error) {
+	ctx = withEndpoint(ctx, "list-workflow-jobs")
+	var jobs []Job
+	opts := &gogithub.ListWorkflowJobsOptions{ListOptions: gogithub.ListOptions{PerPage: 50}}
+	for {
+		page, resp, err := c.gh.Actions.ListWorkflowJobs(ctx, owner, repo, runID, opts)
+		if resp != nil && resp.StatusCode == http.StatusNotFound {
+			return jobs, nil // the run went away between the two calls
+		}
+		if err := classify(fmt.Sprintf("list-workflow-jobs %s/%s/%d", owner, repo, runID), resp, err, c.now()); err != nil {
+			return nil, err
+		}
+		for _, j := range page.Jobs {
+			jobs = append(jobs, Job{ID: j.GetID(), Status: j.GetStatus(), Labels: j.Labels})
+		}
+		if resp.NextPage == 0 {
+			return jobs, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}

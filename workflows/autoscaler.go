@@ -1,0 +1,264 @@
+package workflows
+
+// The autoscaler workflow owns one HorizontalRunnerAutoscaler's decisions:
+//
+//	job signals ──batch window──▶ reservations (by workflow_job ID)
+//	                                   │ expiry timers, starved ones restarted
+//	metrics (sync period) ─────────────┤
+//	scheduled overrides (rrule) ───────┤──▶ DesiredReplicas ──▶ `scale` signal to the pool
+//	force-scale signal ────────────────┘        │ held for the scale-down delay
+//	                                            └──▶ HRA status (desired, last scale-out, schedule)
+//
+// A periodic reconcile lists queued jobs through the cached GitHub client, so a
+// missed webhook costs at most one reconcile period.
+
+import (
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/arcflow/arcflow/activities"
+)
+
+const autoscalerMaxHistory = 5000
+
+// AutoscalerWorkflow runs one autoscaler; its ID is AutoscalerWorkflowID(ns, name).
+func AutoscalerWorkflow(ctx workflow.Context, in AutoscalerInput) error {
+	a := &autoscalerRun{}
+	if in.State != nil {
+		a.state = *in.State
+	} else {
+		a.state = AutoscalerState{Spec: in.Spec}
+	}
+	a.state.Spec = a.state.Spec.withDefaults()
+	a.jobs = workflow.GetSignalChannel(ctx, SignalJob)
+	a.specs = workflow.GetSignalChannel(ctx, SignalSpec)
+	a.forces = workflow.GetSignalChannel(ctx, SignalForceScale)
+	a.deletes = workflow.GetSignalChannel(ctx, SignalDelete)
+	if err := workflow.SetQueryHandler(ctx, QueryState, func() (AutoscalerState, error) { return a.state, nil }); err != nil {
+		return err
+	}
+	for !a.state.Deleting {
+		wake := a.decide(ctx)
+		info := workflow.GetInfo(ctx)
+		if info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > autoscalerMaxHistory {
+			a.drainSignals(ctx)
+			return workflow.NewContinueAsNewError(ctx, AutoscalerWorkflow, AutoscalerInput{Spec: a.state.Spec, State: &a.state})
+		}
+		a.wait(ctx, wake)
+	}
+	return nil
+}
+
+type autoscalerRun struct {
+	state                        AutoscalerState
+	jobs, specs, forces, deletes workflow.ReceiveChannel
+}
+
+// decide applies what is due, sends the result, and returns when to wake next.
+func (a *autoscalerRun) decide(ctx workflow.Context) time.Time {
+	s := &a.state
+	spec := s.Spec
+	now := workflow.Now(ctx)
+	var wake []time.Time
+
+	if len(s.Pending) > 0 && !now.Before(s.LastApplied.Add(spec.BatchWindow)) {
+		a.applyPending(now)
+	}
+	if len(s.Pending) > 0 {
+		wake = append(wake, s.LastApplied.Add(spec.BatchWindow))
+	}
+	s.Reservations.Expire(now, spec.Max)
+	wake = append(wake, s.Reservations.NextExpiry(spec.Max))
+	if s.Force != nil && !now.Before(s.Force.Until) {
+		s.Force = nil
+	}
+	if s.Force != nil {
+		wake = append(wake, s.Force.Until)
+	}
+	if len(spec.Metrics) > 0 && !now.Before(s.NextMetrics) {
+		a.pullMetrics(ctx)
+		s.NextMetrics = workflow.Now(ctx).Add(spec.SyncPeriod)
+	}
+	if len(spec.Metrics) > 0 {
+		wake = append(wake, s.NextMetrics)
+	}
+	if spec.ReconcilePeriod > 0 && len(spec.Repositories) > 0 {
+		if !now.Before(s.NextSync) {
+			a.reconcileQueuedJobs(ctx)
+			s.NextSync = workflow.Now(ctx).Add(spec.ReconcilePeriod)
+		}
+		wake = append(wake, s.NextSync)
+	}
+
+	minReplicas := spec.Min
+	schedule, err := MatchSchedule(spec.Overrides, now)
+	if err != nil {
+		workflow.GetLogger(ctx).Warn("scheduled overrides ignored", "hra", spec.Name, "error", err)
+	}
+	if schedule.Active != nil && schedule.Active.MinReplicas != nil {
+		minReplicas = *schedule.Active.MinReplicas
+	}
+	wake = append(wake, schedule.ActiveUntil, schedule.NextStart)
+
+	out := DesiredReplicas(DesiredInput{
+		Now: now, Min: minReplicas, Max: spec.Max, Suggested: s.Suggested,
+		Reserved:        len(s.Reservations.Active) + manualReservations(spec, now, &wake),
+		PreviousDesired: s.Desired, LastScaleOut: s.LastScaleOut, ScaleDownDelay: spec.ScaleDownDelay, Force: s.Force,
+	})
+	if out.ScaledOut {
+		s.LastScaleOut = now
+	}
+	s.Desired = &out.Desired
+	wake = append(wake, out.HoldUntil)
+	if !a.sendScale(ctx, out.Desired) {
+		wake = append(wake, workflow.Now(ctx).Add(10*time.Second)) // the pool is not there yet
+	}
+	a.writeStatus(ctx, schedule)
+	return earliest(now, wake)
+}
+
+// manualReservations counts the spec's capacityReservations in force now, and adds
+// their boundaries to the wake-ups.
+func manualReservations(spec AutoscalerSpec, now time.Time, wake *[]time.Time) int {
+	n := 0
+	for _, r := range spec.Capacity {
+		switch {
+		case now.Before(r.EffectiveTime.Time):
+			*wake = append(*wake, r.EffectiveTime.Time)
+		case now.Before(r.ExpirationTime.Time):
+			n += r.Replicas
+			*wake = append(*wake, r.ExpirationTime.Time)
+		}
+	}
+	return n
+}
+
+func earliest(now time.Time, times []time.Time) time.Time {
+	var next time.Time
+	for _, t := range times {
+		if !t.After(now) {
+			continue
+		}
+		if next.IsZero() || t.Before(next) {
+			next = t
+		}
+	}
+	return next
+}
+
+func (a *autoscalerRun) applyPending(now time.Time) {
+	for _, ev := range a.state.Pending {
+		a.state.Reservations.Apply(ev, now, a.state.Spec.TriggerDuration)
+	}
+	a.state.Pending, a.state.LastApplied = nil, now
+}
+
+// sendScale tells the pool the desired count, when it changed. It reports false when
+// the pool could not be reached.
+func (a *autoscalerRun) sendScale(ctx workflow.Context, desired int) bool {
+	s := &a.state
+	req := ScaleRequest{Replicas: desired, EffectiveTime: s.Reservations.LatestEffectiveTime()}
+	if s.Sent != nil && s.Sent.Replicas == req.Replicas && !req.EffectiveTime.After(s.Sent.EffectiveTime) {
+		return true
+	}
+	if s.Sent != nil && req.EffectiveTime.Before(s.Sent.EffectiveTime) {
+		req.EffectiveTime = s.Sent.EffectiveTime
+	}
+	pool := PoolWorkflowID(s.Spec.Namespace, s.Spec.TargetKind, s.Spec.TargetName)
+	if err := workflow.SignalExternalWorkflow(ctx, pool, "", SignalScale, req).Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Warn("cannot scale the pool; retrying", "hra", s.Spec.Name, "pool", pool, "error", err)
+		return false
+	}
+	workflow.GetLogger(ctx).Info("scaled", "hra", s.Spec.Name, "pool", pool, "replicas", desired)
+	s.Sent = &req
+	return true
+}
+
+func (a *autoscalerRun) writeStatus(ctx workflow.Context, schedule ScheduleMatch) {
+	s := &a.state
+	status := HRAStatus{DesiredReplicas: s.Desired, ScheduledOverridesSummary: schedule.Summary()}
+	if !s.LastScaleOut.IsZero() {
+		t := s.LastScaleOut
+		status.LastSuccessfulScaleOutTime = &t
+	}
+	if statusEqual(status, s.Status) {
+		return
+	}
+	in := activities.HRAStatusInput{Namespace: s.Spec.Namespace, Name: s.Spec.Name, DesiredReplicas: status.DesiredReplicas,
+		LastSuccessfulScaleOutTime: status.LastSuccessfulScaleOutTime, ScheduledOverridesSummary: status.ScheduledOverridesSummary}
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.UpdateHRAStatus, in).Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Warn("cannot write HRA status", "hra", s.Spec.Name, "error", err)
+		return
+	}
+	s.Status = status
+}
+
+func statusEqual(a, b HRAStatus) bool {
+	eqInt := func(x, y *int) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
+	eqStr := func(x, y *string) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
+	eqTime := func(x, y *time.Time) bool { return (x == nil) == (y == nil) && (x == nil || x.Equal(*y)) }
+	return eqInt(a.DesiredReplicas, b.DesiredReplicas) && eqStr(a.ScheduledOverridesSummary, b.ScheduledOverridesSummary) &&
+		eqTime(a.LastSuccessfulScaleOutTime, b.LastSuccessfulScaleOutTime)
+}
+
+func (a *autoscalerRun) pullMetrics(ctx workflow.Context) {
+	spec := a.state.Spec
+	in := activities.MetricsInput{
+		Namespace: spec.Namespace, Pool: spec.TargetName, Scope: spec.Scope, Labels: spec.TargetLabels,
+		Repositories: spec.Repositories, Metrics: spec.Metrics, CurrentReplicas: 1,
+	}
+	if a.state.Desired != nil {
+		in.CurrentReplicas = *a.state.Desired
+	}
+	var suggested *int
+	if err := workflow.ExecuteActivity(githubOptions(ctx), gh.SuggestReplicas, in).Get(ctx, &suggested); err != nil {
+		workflow.GetLogger(ctx).Warn("metrics unavailable; keeping the last suggestion", "hra", spec.Name, "error", err)
+		return
+	}
+	a.state.Suggested = suggested
+}
+
+// reconcileQueuedJobs is the safety net for missed webhooks: reserve queued jobs
+// that no webhook announced, and release reservations of jobs that are gone.
+func (a *autoscalerRun) reconcileQueuedJobs(ctx workflow.Context) {
+	spec := a.state.Spec
+	var out activities.QueuedJobsOutput
+	in := activities.QueuedJobsInput{Repositories: spec.Repositories, Labels: spec.TargetLabels}
+	if err := workflow.ExecuteActivity(githubOptions(ctx), gh.ListQueuedJobs, in).Get(ctx, &out); err != nil {
+		workflow.GetLogger(ctx).Warn("reconcile skipped", "hra", spec.Name, "error", err)
+		return
+	}
+	now := workflow.Now(ctx)
+	open := map[int64]bool{}
+	for _, id := range out.Queued {
+		open[id] = true
+		a.state.Reservations.Apply(JobEvent{JobID: id, Action: "queued"}, now, spec.TriggerDuration)
+	}
+	for _, id := range out.InProgress {
+		open[id] = true
+	}
+	for _, res := range append([]Reservation(nil), a.state.Reservations.Active...) {
+		// A reservation younger than the period may be for a job GitHub lists late.
+		if !open[res.JobID] && now.Sub(res.EffectiveTime) > spec.ReconcilePeriod {
+			a.state.Reservations.Apply(JobEvent{JobID: res.JobID, Action: "completed"}, now, spec.TriggerDuration)
+		}
+	}
+}
+
+func (a *autoscalerRun) wait(ctx workflow.Context, wake time.Time) {
+	wctx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	sel := workflow.NewSelector(wctx)
+	a.listen(ctx, sel)
+	if !wake.IsZero() {
+		sel.AddFuture(workflow.NewTimer(wctx, max(wake.Sub(workflow.Now(ctx)), time.Millisecond)), func(workflow.Future) {})
+	}
+	sel.Select(wctx)
+	for sel.HasPending() {
+		sel.Select(wctx)
+	}
+}
+
+var errBadForceScale = errors.New("force-scale needs a replicas count >= 0 and a positive duration like \"30m\"")

@@ -1,0 +1,80 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+)
+
+func (a *autoscalerRun) listen(ctx workflow.Context, sel workflow.Selector) {
+	sel.AddReceive(a.jobs, func(c workflow.ReceiveChannel, _ bool) {
+		var ev JobEvent
+		c.Receive(ctx, &ev)
+		a.onJob(ctx, ev)
+	})
+	sel.AddReceive(a.specs, func(c workflow.ReceiveChannel, _ bool) {
+		var spec AutoscalerSpec
+		c.Receive(ctx, &spec)
+		a.onSpec(spec)
+	})
+	sel.AddReceive(a.forces, func(c workflow.ReceiveChannel, _ bool) {
+		var f ForceScale
+		c.Receive(ctx, &f)
+		a.onForce(ctx, f)
+	})
+	sel.AddReceive(a.deletes, func(c workflow.ReceiveChannel, _ bool) {
+		c.Receive(ctx, nil)
+		a.state.Deleting = true
+	})
+}
+
+// onJob applies the first event after a quiet batch window at once, so a single job
+// is not delayed, and collects the following ones until the window closes.
+func (a *autoscalerRun) onJob(ctx workflow.Context, ev JobEvent) {
+	now := workflow.Now(ctx)
+	s := &a.state
+	if len(s.Pending) == 0 && !now.Before(s.LastApplied.Add(s.Spec.BatchWindow)) {
+		s.Reservations.Apply(ev, now, s.Spec.TriggerDuration)
+		s.LastApplied = now
+		return
+	}
+	s.Pending = append(s.Pending, ev)
+}
+
+func (a *autoscalerRun) onSpec(spec AutoscalerSpec) {
+	if spec.Generation != 0 && spec.Generation <= a.state.Spec.Generation {
+		return
+	}
+	a.state.Spec = spec.withDefaults()
+}
+
+func (a *autoscalerRun) onForce(ctx workflow.Context, f ForceScale) {
+	d, err := time.ParseDuration(f.Duration)
+	if err != nil || d <= 0 || f.Replicas < 0 {
+		workflow.GetLogger(ctx).Warn("force-scale ignored", "hra", a.state.Spec.Name, "error", errBadForceScale, "input", f)
+		return
+	}
+	f.Until = workflow.Now(ctx).Add(d)
+	a.state.Force = &f
+	workflow.GetLogger(ctx).Info("force-scale accepted", "hra", a.state.Spec.Name, "replicas", f.Replicas, "until", f.Until)
+}
+
+func (a *autoscalerRun) drainSignals(ctx workflow.Context) {
+	for {
+		var ev JobEvent
+		var spec AutoscalerSpec
+		var f ForceScale
+		switch {
+		case a.jobs.ReceiveAsync(&ev):
+			a.state.Pending = append(a.state.Pending, ev)
+		case a.specs.ReceiveAsync(&spec):
+			a.onSpec(spec)
+		case a.forces.ReceiveAsync(&f):
+			a.onForce(ctx, f)
+		case a.deletes.ReceiveAsync(nil):
+			a.state.Deleting = true
+		default:
+			return
+		}
+	}
+}

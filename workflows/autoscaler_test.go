@@ -1,0 +1,179 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/github"
+)
+
+const hraPool = "pool/ci/runnerdeployment/app"
+
+type scaleSent struct {
+	replicas int
+	at       time.Duration
+}
+
+type autoscalerTest struct {
+	testsuite.WorkflowTestSuite
+	t      *testing.T
+	env    *testsuite.TestWorkflowEnvironment
+	start  time.Time
+	scales []scaleSent
+	status activities.HRAStatusInput
+}
+
+func newAutoscalerTest(t *testing.T) *autoscalerTest {
+	at := &autoscalerTest{t: t}
+	at.env = at.NewTestWorkflowEnvironment()
+	at.env.RegisterActivity(&activities.Kubernetes{})
+	at.env.RegisterActivity(&activities.GitHub{})
+	at.start = at.env.Now()
+	at.env.OnSignalExternalWorkflow(mock.Anything, hraPool, "", SignalScale, mock.Anything).Return(
+		func(_, _, _, _ string, arg any) error {
+			at.scales = append(at.scales, scaleSent{arg.(ScaleRequest).Replicas, at.env.Now().Sub(at.start)})
+			return nil
+		})
+	at.env.OnActivity(kube.UpdateHRAStatus, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.HRAStatusInput) error {
+			at.status = in
+			return nil
+		})
+	return at
+}
+
+func hraSpec(minReplicas, maxReplicas int) AutoscalerSpec {
+	return AutoscalerSpec{
+		Namespace: "ci", Name: "app", Generation: 1, TargetKind: "RunnerDeployment", TargetName: "app",
+		Min: minReplicas, Max: maxReplicas, ScaleDownDelay: 30 * time.Second, Scope: github.Scope{Repository: "octo/app"},
+	}
+}
+
+func (at *autoscalerTest) job(at0 time.Duration, delivery string, id int64, action string) {
+	at.env.RegisterDelayedCallback(func() {
+		at.env.SignalWorkflow(SignalJob, JobEvent{DeliveryID: delivery, JobID: id, Action: action})
+	}, at0)
+}
+
+func (at *autoscalerTest) last() int { return at.scales[len(at.scales)-1].replicas }
+
+func (at *autoscalerTest) finish(after time.Duration, spec AutoscalerSpec) {
+	at.env.RegisterDelayedCallback(func() { at.env.SignalWorkflow(SignalDelete, nil) }, after)
+	at.env.ExecuteWorkflow(AutoscalerWorkflow, AutoscalerInput{Spec: spec})
+	require.True(at.t, at.env.IsWorkflowCompleted())
+	require.NoError(at.t, at.env.GetWorkflowError())
+}
+
+func TestAFirstJobScalesAtOnceAndABurstIsBatched(t *testing.T) {
+	at := newAutoscalerTest(t)
+	at.job(time.Second, "d1", 1, "queued")
+	at.job(time.Second+100*time.Millisecond, "d2", 2, "queued")
+	at.job(time.Second+200*time.Millisecond, "d3", 3, "queued")
+	at.env.RegisterDelayedCallback(func() {
+		require.Equal(t, []scaleSent{{0, 0}, {1, time.Second}}, at.scales, "the first job is not delayed")
+	}, 2*time.Second)
+	at.env.RegisterDelayedCallback(func() {
+		require.Equal(t, scaleSent{3, 4 * time.Second}, at.scales[len(at.scales)-1], "the rest at the window's end")
+		require.Len(t, at.scales, 3)
+	}, 5*time.Second)
+	at.finish(6*time.Second, hraSpec(0, 10))
+}
+
+func TestCompletedJobsScaleDownAfterTheDelay(t *testing.T) {
+	at := newAutoscalerTest(t)
+	at.job(time.Second, "d1", 1, "queued")
+	at.job(10*time.Second, "d2", 1, "completed")
+	at.env.RegisterDelayedCallback(func() { require.Equal(t, 1, at.last(), "held for the scale-down delay") }, 20*time.Second)
+	at.env.RegisterDelayedCallback(func() {
+		require.Equal(t, scaleSent{0, 31 * time.Second}, at.scales[len(at.scales)-1], "a timer at the delay's end")
+		require.Equal(t, 0, *at.status.DesiredReplicas)
+		require.NotNil(t, at.status.LastSuccessfulScaleOutTime)
+	}, 40*time.Second)
+	at.finish(41*time.Second, hraSpec(0, 10))
+}
+
+func TestDuplicateAndReorderedDeliveriesEndTheSame(t *testing.T) {
+	at := newAutoscalerTest(t)
+	at.job(1*time.Second, "c2", 2, "completed") // before its queued event
+	at.job(5*time.Second, "q1", 1, "queued")
+	at.job(9*time.Second, "q1", 1, "queued") // duplicate delivery
+	at.job(13*time.Second, "q2", 2, "queued")
+	at.job(17*time.Second, "q3", 3, "queued")
+	at.job(21*time.Second, "q3-redelivered", 3, "queued")
+	at.env.RegisterDelayedCallback(func() { require.Equal(t, 2, at.last(), "jobs 1 and 3") }, 30*time.Second)
+	at.finish(31*time.Second, hraSpec(0, 10))
+}
+
+func TestReservationsExpireOnATimer(t *testing.T) {
+	at := newAutoscalerTest(t)
+	spec := hraSpec(1, 10)
+	spec.TriggerDuration = 5 * time.Minute
+	at.job(time.Second, "d1", 1, "queued")
+	at.env.RegisterDelayedCallback(func() {
+		require.Equal(t, 1, at.last(), "min 1 after expiry and the delay")
+		require.Equal(t, 5*time.Minute+time.Second, at.scales[len(at.scales)-1].at, "expired exactly at its time")
+	}, 6*time.Minute)
+	at.finish(7*time.Minute, spec)
+	require.Equal(t, []int{1, 2, 1}, replicasOf(at.scales))
+}
+
+func replicasOf(s []scaleSent) []int {
+	var out []int
+	for _, x := range s {
+		out = append(out, x.replicas)
+	}
+	return out
+}
+
+func TestStarvedReservationsBeyondMaxKeepWaiting(t *testing.T) {
+	at := newAutoscalerTest(t)
+	spec := hraSpec(0, 1)
+	spec.TriggerDuration = 10 * time.Minute
+	spec.BatchWindow = time.Millisecond
+	at.job(time.Second, "d1", 1, "queued")
+	at.job(2*time.Second, "d2", 2, "queued") // beyond max 1: waits for a runner
+	at.job(9*time.Minute, "d3", 1, "completed")
+	at.env.RegisterDelayedCallback(func() {
+		require.Equal(t, 1, at.last(), "job 2's reservation did not expire while it waited")
+	}, 15*time.Minute)
+	at.finish(16*time.Minute, spec)
+}
+
+func TestForceScaleFromTheCLIAndItsEnd(t *testing.T) {
+	at := newAutoscalerTest(t)
+	at.env.RegisterDelayedCallback(func() {
+		at.env.SignalWorkflow(SignalForceScale, ForceScale{Replicas: 5, Duration: "30m"})
+	}, time.Second)
+	at.env.RegisterDelayedCallback(func() {
+		at.env.SignalWorkflow(SignalForceScale, ForceScale{Replicas: 9, Duration: "soon"}) // bad input: ignored
+	}, 2*time.Second)
+	at.env.RegisterDelayedCallback(func() { require.Equal(t, 5, at.last()) }, time.Minute)
+	at.env.RegisterDelayedCallback(func() {
+		require.Equal(t, 0, at.last(), "back to the computed count after 30 minutes and the delay")
+	}, 32*time.Minute)
+	at.finish(33*time.Minute, hraSpec(0, 3))
+}
+
+func TestAutoscalerContinuesAsNewWithReservations(t *testing.T) {
+	at := newAutoscalerTest(t)
+	at.job(time.Second, "d1", 1, "queued")
+	at.env.RegisterDelayedCallback(func() {
+		at.env.SetContinueAsNewSuggested(true)
+		at.env.SignalWorkflow(SignalJob, JobEvent{DeliveryID: "d2", JobID: 2, Action: "queued"})
+	}, 10*time.Second)
+	at.env.ExecuteWorkflow(AutoscalerWorkflow, AutoscalerInput{Spec: hraSpec(0, 10)})
+	var can *workflow.ContinueAsNewError
+	require.True(t, errors.As(at.env.GetWorkflowError(), &can))
+	var next AutoscalerInput
+	require.NoError(t, converterFor().FromPayloads(can.Input, &next))
+	require.Len(t, next.State.Reservations.Active, 2)
+	require.Contains(t, next.State.Reservations.Deliveries, "d1", "delivery IDs carry over, so a redelivery after continue-as-new changes nothing")
+}
