@@ -1,0 +1,127 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	gogithub "github.com/google/go-github/v88/github"
+	"github.com/labstack/echo/v4"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/arcflow/arcflow/worker"
+	"github.com/arcflow/arcflow/workflows"
+)
+
+// handle answers one delivery. Bad input gets a clear 4xx; an event that changes
+// nothing gets 200 with the reason; a job event gets 202 only once Temporal has
+// durably accepted its signal, and 503 when it could not, so GitHub's redelivery
+// is safe.
+func (s *Server) handle(c echo.Context) error {
+	r := c.Request()
+	event := r.Header.Get("X-GitHub-Event")
+	delivery := r.Header.Get("X-GitHub-Delivery")
+	reply := func(status int, result, text string) error {
+		s.metrics.deliveries.WithLabelValues(event, result).Inc()
+		if status >= 400 {
+			s.log.Warn("webhook delivery refused", "delivery_id", delivery, "event", event, "status", status, "reason", text)
+		}
+		return c.String(status, text)
+	}
+
+	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, s.cfg.MaxBodyBytes))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return reply(http.StatusRequestEntityTooLarge, "too_large", "payload larger than the limit")
+	case err != nil:
+		return reply(http.StatusBadRequest, "unreadable", "cannot read the body")
+	}
+	if !s.cfg.Insecure {
+		sig := r.Header.Get(gogithub.SHA256SignatureHeader)
+		if sig == "" {
+			sig = r.Header.Get(gogithub.SHA1SignatureHeader)
+		}
+		body, err = gogithub.ValidatePayloadFromBody(r.Header.Get("Content-Type"), bytes.NewReader(body), sig, s.cfg.Secret)
+		if err != nil {
+			return reply(http.StatusUnauthorized, "bad_signature", "signature missing or invalid")
+		}
+	}
+
+	switch event {
+	case "ping":
+		return reply(http.StatusOK, "pong", "pong")
+	case "workflow_job":
+		return s.handleJob(c, delivery, body, reply)
+	case "":
+		return reply(http.StatusBadRequest, "no_event", "missing X-GitHub-Event header")
+	}
+	return reply(http.StatusAccepted, "ignored", "ignored: arcflow scales on workflow_job events only, not "+event)
+}
+
+type replyFunc func(status int, result, text string) error
+
+func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply replyFunc) error {
+	var ev gogithub.WorkflowJobEvent
+	if err := json.Unmarshal(body, &ev); err != nil || ev.WorkflowJob == nil || ev.Repo == nil {
+		return reply(http.StatusBadRequest, "malformed", "malformed workflow_job payload")
+	}
+	var extra struct {
+		Enterprise struct {
+			Slug string `json:"slug"`
+		} `json:"enterprise"`
+	}
+	_ = json.Unmarshal(body, &extra) // go-github's event type has no enterprise slug
+	job := ev.WorkflowJob
+	action := ev.GetAction()
+	switch {
+	case action != "queued" && action != "completed":
+		return reply(http.StatusOK, "ignored", "ignored: action "+action)
+	case action == "completed" && job.GetConclusion() == "skipped":
+		return reply(http.StatusOK, "ignored", "ignored: skipped job")
+	case action == "completed" && job.GetConclusion() == "success" && job.GetRunnerID() == 0:
+		return reply(http.StatusOK, "ignored", "ignored: completion without a runner (not a self-hosted job)")
+	}
+
+	match, ok := s.finder.Find(Job{
+		Repository: ev.Repo.GetFullName(), OwnerType: ev.Repo.GetOwner().GetType(),
+		Org: ev.GetOrg().GetLogin(), Enterprise: extra.Enterprise.Slug, Labels: job.Labels,
+	})
+	if !ok {
+		return reply(http.StatusOK, "no_match", "no horizontalrunnerautoscaler to scale for this github event")
+	}
+	spec, err := worker.AutoscalerSpecOf(match.HRA, match.Target, s.cfg.Autoscaling)
+	if err != nil {
+		return reply(http.StatusOK, "invalid_hra", "horizontalrunnerautoscaler "+match.HRA.Namespace+"/"+match.HRA.Name+" is invalid: "+err.Error())
+	}
+
+	id := workflows.AutoscalerWorkflowID(match.HRA.Namespace, match.HRA.Name)
+	signal := workflows.JobEvent{DeliveryID: delivery, JobID: job.GetID(), Action: action, Repository: ev.Repo.GetFullName()}
+	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.SignalTimeout)
+	defer cancel()
+	start := time.Now()
+	_, err = s.temporal.SignalWithStartWorkflow(ctx, id, workflows.SignalJob, signal, client.StartWorkflowOptions{
+		ID: id, TaskQueue: workflows.TaskQueue,
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			workflows.SearchAttrKind.ValueSet("autoscaler"),
+			workflows.SearchAttrPool.ValueSet(match.HRA.Namespace+"/"+match.Target.Name),
+			workflows.SearchAttrScope.ValueSet(spec.Scope.String()),
+		),
+	}, workflows.AutoscalerWorkflow, workflows.AutoscalerInput{Spec: spec})
+	s.metrics.signal.Observe(time.Since(start).Seconds())
+	if err != nil {
+		s.log.Error("temporal did not accept the signal; GitHub may redeliver", "delivery_id", delivery, "hra", id, "error", err)
+		return reply(http.StatusServiceUnavailable, "temporal_unavailable", "temporal is unavailable; redeliver later")
+	}
+	s.log.Info("job signalled", "delivery_id", delivery, "hra", id, "job_id", job.GetID(), "action", action)
+	sign := "+1"
+	if action == "completed" {
+		sign = "-1"
+	}
+	return reply(http.StatusAccepted, "accepted", "scaled "+match.HRA.Namespace+"/"+match.HRA.Name+" by "+sign)
+}

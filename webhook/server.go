@@ -1,0 +1,104 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.temporal.io/sdk/client"
+
+	"github.com/arcflow/arcflow/worker"
+)
+
+// Signaler is the part of the Temporal client the server uses.
+type Signaler interface {
+	SignalWithStartWorkflow(ctx context.Context, workflowID, signalName string, signalArg any,
+		options client.StartWorkflowOptions, workflow any, workflowArgs ...any) (client.WorkflowRun, error)
+}
+
+// Config configures the webhook server.
+type Config struct {
+	// Secret is the webhook secret (GITHUB_WEBHOOK_SECRET_TOKEN). Without it the
+	// server refuses to start unless Insecure is set.
+	Secret   []byte
+	Insecure bool
+	// MaxBodyBytes bounds a delivery (GitHub sends at most 25 MB; 1 MiB by default).
+	MaxBodyBytes int64
+	// SignalTimeout bounds the wait for Temporal to accept a signal.
+	SignalTimeout time.Duration
+	Autoscaling   worker.AutoscalerOptions
+}
+
+// Server is the webhook HTTP server.
+type Server struct {
+	cfg      Config
+	finder   Finder
+	temporal Signaler
+	log      *slog.Logger
+	metrics  *metrics
+	echo     *echo.Echo
+}
+
+// New builds the server. It fails without a secret unless cfg.Insecure is set, so a
+// deployment cannot forget to verify signatures.
+func New(cfg Config, finder Finder, temporal Signaler, reg *prometheus.Registry, log *slog.Logger) (*Server, error) {
+	if len(cfg.Secret) == 0 && !cfg.Insecure {
+		return nil, errors.New("webhook: no secret: set GITHUB_WEBHOOK_SECRET_TOKEN, or pass --insecure-skip-signature-check for local tests")
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 1 << 20
+	}
+	if cfg.SignalTimeout <= 0 {
+		cfg.SignalTimeout = 10 * time.Second
+	}
+	s := &Server{cfg: cfg, finder: finder, temporal: temporal, log: log, metrics: newMetrics(reg), echo: echo.New()}
+	e := s.echo
+	e.HideBanner, e.HidePort = true, true
+	e.POST("/webhook", s.handle)
+	e.POST("/", s.handle) // ARC's path
+	e.GET("/", func(c echo.Context) error { return c.String(http.StatusOK, "webhook server is running") })
+	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok") })
+	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
+	return s, nil
+}
+
+// Handler is the server as an http.Handler, for tests and embedding.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// ListenAndServe serves on addr until ctx ends, then shuts down gracefully.
+func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.echo.Start(addr) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return s.echo.Shutdown(shutdown)
+	}
+}
+
+type metrics struct {
+	deliveries *prometheus.CounterVec
+	signal     prometheus.Histogram
+}
+
+func newMetrics(reg *prometheus.Registry) *metrics {
+	m := &metrics{
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "arcflow_webhook_deliveries_total", Help: "Webhook deliveries by event and result.",
+		}, []string{"event", "result"}),
+		signal: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "arcflow_webhook_signal_seconds", Help: "Time for Temporal to accept an autoscaler signal.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14),
+		}),
+	}
+	reg.MustRegister(m.deliveries, m.signal)
+	return m
+}

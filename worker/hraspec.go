@@ -1,0 +1,65 @@
+package worker
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/arcflow/arcflow/api/v1alpha1"
+	"github.com/arcflow/arcflow/workflows"
+)
+
+// Target is what an autoscaler needs of its RunnerDeployment or RunnerSet.
+type Target struct {
+	Kind, Name string
+	Config     v1alpha1.RunnerConfig
+}
+
+// TargetOfRunnerDeployment and TargetOfRunnerSet read a target's runner config.
+func TargetOfRunnerDeployment(rd *v1alpha1.RunnerDeployment) Target {
+	return Target{Kind: v1alpha1.KindRunnerDeployment, Name: rd.Name, Config: rd.Spec.Template.Spec.RunnerConfig}
+}
+
+func TargetOfRunnerSet(rs *v1alpha1.RunnerSet) Target {
+	return Target{Kind: v1alpha1.KindRunnerSet, Name: rs.Name, Config: rs.Spec.RunnerConfig}
+}
+
+// AutoscalerOptions are the process-wide autoscaling settings (ARC's flags).
+type AutoscalerOptions struct {
+	DefaultScaleDownDelay time.Duration // --default-scale-down-delay
+	BatchWindow           time.Duration
+	SyncPeriod            time.Duration // --sync-period
+	ReconcilePeriod       time.Duration
+}
+
+// AutoscalerSpecOf builds an autoscaler's spec from its HRA and target.
+func AutoscalerSpecOf(hra *v1alpha1.HorizontalRunnerAutoscaler, target Target, opts AutoscalerOptions) (workflows.AutoscalerSpec, error) {
+	if err := hra.Validate(); err != nil {
+		return workflows.AutoscalerSpec{}, err
+	}
+	if target.Kind != hra.Spec.TargetKind() || target.Name != hra.Spec.ScaleTargetRef.Name {
+		return workflows.AutoscalerSpec{}, errors.New("the scale target does not match scaleTargetRef")
+	}
+	trigger, _ := hra.Spec.WorkflowJobTrigger()
+	spec := workflows.AutoscalerSpec{
+		Namespace: hra.Namespace, Name: hra.Name, Generation: hra.Generation,
+		TargetKind: target.Kind, TargetName: target.Name,
+		Min: hra.Spec.MinReplicasOrDefault(), Max: *hra.Spec.MaxReplicas,
+		ScaleDownDelay:  hra.Spec.ScaleDownDelay(opts.DefaultScaleDownDelay),
+		TriggerDuration: trigger.DurationOrDefault(),
+		Metrics:         hra.Spec.Metrics, Overrides: hra.Spec.ScheduledOverrides, Capacity: hra.Spec.CapacityReservations,
+		Scope: scopeOf(target.Config), TargetLabels: target.Config.Labels,
+		BatchWindow: opts.BatchWindow, SyncPeriod: opts.SyncPeriod, ReconcilePeriod: opts.ReconcilePeriod,
+	}
+	switch {
+	case target.Config.Repository != "":
+		spec.Repositories = []string{target.Config.Repository}
+	case target.Config.Organization != "":
+		for _, m := range hra.Spec.Metrics {
+			for _, name := range m.RepositoryNames {
+				spec.Repositories = append(spec.Repositories, fmt.Sprintf("%s/%s", target.Config.Organization, name))
+			}
+		}
+	}
+	return spec, nil
+}
