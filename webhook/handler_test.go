@@ -127,9 +127,13 @@ func TestDeliveries(t *testing.T) {
 		{name: "waiting is ignored", event: "workflow_job", file: "workflow_job.waiting.payload.json", status: 200, text: "ignored: action waiting"},
 		{name: "a job no HRA matches", event: "workflow_job", file: "workflow_job.queued.with-deployment.payload.json", status: 200, text: "no horizontalrunnerautoscaler to scale for this github event"},
 		{name: "skipped completions are ignored", event: "workflow_job", file: "workflow_job.completed.success.with-organization.payload.json",
-			mutate: func(b []byte) []byte { return bytes.Replace(b, []byte(`"conclusion": "success"`), []byte(`"conclusion": "skipped"`), 1) }, status: 200, text: "ignored: skipped job"},
+			mutate: func(b []byte) []byte {
+				return bytes.Replace(b, []byte(`"conclusion": "success"`), []byte(`"conclusion": "skipped"`), 1)
+			}, status: 200, text: "ignored: skipped job"},
 		{name: "check-run style completions are ignored", event: "workflow_job", file: "workflow_job.completed.success.with-organization.payload.json",
-			mutate: func(b []byte) []byte { return bytes.Replace(b, []byte(`"runner_id": 5`), []byte(`"runner_id": null`), 1) }, status: 200, text: "completion without a runner"},
+			mutate: func(b []byte) []byte {
+				return bytes.Replace(b, []byte(`"runner_id": 5`), []byte(`"runner_id": null`), 1)
+			}, status: 200, text: "completion without a runner"},
 		{name: "ping gets pong", event: "ping", file: "ping.payload.json", status: 200, text: "pong"},
 		{name: "other events get 2xx with a reason", event: "push", file: "push.payload.json", status: 202, text: "not push"},
 		{name: "check_run is not scaled on", event: "check_run", file: "check_run.completed.payload.json", status: 202, text: "not check_run"},

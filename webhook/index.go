@@ -82,11 +82,15 @@ type candidate struct {
 func (ix *Index) Find(job Job) (Match, bool) {
 	cands := ix.candidates()
 	levels := []func(c v1alpha1.RunnerConfig) bool{
-		func(c v1alpha1.RunnerConfig) bool { return c.Repository != "" && strings.EqualFold(c.Repository, job.Repository) },
+		func(c v1alpha1.RunnerConfig) bool {
+			return c.Repository != "" && strings.EqualFold(c.Repository, job.Repository)
+		},
 	}
 	if job.OwnerType != "User" {
 		org := func(c v1alpha1.RunnerConfig) bool { return job.Org != "" && strings.EqualFold(c.Organization, job.Org) }
-		ent := func(c v1alpha1.RunnerConfig) bool { return job.Enterprise != "" && strings.EqualFold(c.Enterprise, job.Enterprise) }
+		ent := func(c v1alpha1.RunnerConfig) bool {
+			return job.Enterprise != "" && strings.EqualFold(c.Enterprise, job.Enterprise)
+		}
 		levels = append(levels,
 			func(c v1alpha1.RunnerConfig) bool { return org(c) && c.Group == "" },
 			func(c v1alpha1.RunnerConfig) bool { return ent(c) && c.Group == "" },
