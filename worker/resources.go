@@ -30,24 +30,34 @@ import (
 // create or update signal-with-starts the pool workflow with the new spec, a delete
 // sends `delete`. An invalid resource gets a status condition and an event instead.
 type ResourceWatcher struct {
-	Kube      kubernetes.Interface
-	Dynamic   dynamic.Interface
-	Temporal  client.Client
-	RunnerURL string
-	Namespace string // empty: all namespaces
-	Log       *slog.Logger
+	Kube        kubernetes.Interface
+	Dynamic     dynamic.Interface
+	Temporal    client.Client
+	RunnerURL   string
+	Namespace   string // empty: all namespaces
+	Autoscaling AutoscalerOptions
+	Log         *slog.Logger
+
+	hras, rds, rss cache.GenericLister
 }
+
+var resourceOf = map[string]schema.GroupVersionResource{
+	v1alpha1.KindRunnerDeployment: v1alpha1.RunnerDeploymentResource,
+	v1alpha1.KindRunnerSet:        v1alpha1.RunnerSetResource,
+	kindHRA:                       v1alpha1.HorizontalRunnerAutoscalerResource,
+}
+
+const kindHRA = "HorizontalRunnerAutoscaler"
 
 // Run watches until ctx ends.
 func (w *ResourceWatcher) Run(ctx context.Context) error {
 	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(w.Dynamic, 0, w.Namespace, nil)
 	var synced []cache.InformerSynced
-	for _, kind := range []struct {
-		gvr  schema.GroupVersionResource
-		name string
-	}{{v1alpha1.RunnerDeploymentResource, v1alpha1.KindRunnerDeployment}, {v1alpha1.RunnerSetResource, v1alpha1.KindRunnerSet}} {
-		informer := factory.ForResource(kind.gvr).Informer()
-		kindName := kind.name
+	w.hras = factory.ForResource(v1alpha1.HorizontalRunnerAutoscalerResource).Lister()
+	w.rds = factory.ForResource(v1alpha1.RunnerDeploymentResource).Lister()
+	w.rss = factory.ForResource(v1alpha1.RunnerSetResource).Lister()
+	for _, kindName := range []string{v1alpha1.KindRunnerDeployment, v1alpha1.KindRunnerSet, kindHRA} {
+		informer := factory.ForResource(resourceOf[kindName]).Informer()
 		_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc: func(obj any) { w.upsert(ctx, kindName, obj) },
 			UpdateFunc: func(oldObj, obj any) {
@@ -79,6 +89,11 @@ func (w *ResourceWatcher) upsert(ctx context.Context, kind string, obj any) {
 	if !ok {
 		return
 	}
+	if kind == kindHRA {
+		w.upsertHRA(ctx, u)
+		return
+	}
+	defer w.refreshHRAsOf(ctx, kind, u.GetNamespace(), u.GetName())
 	log := w.Log.With("pool", u.GetNamespace()+"/"+u.GetName(), "kind", kind)
 	spec, unsupported, problem := w.poolSpec(kind, u)
 	if problem != nil {
@@ -138,6 +153,9 @@ func (w *ResourceWatcher) deleted(ctx context.Context, kind string, obj any) {
 		return
 	}
 	id := workflows.PoolWorkflowID(u.GetNamespace(), kind, u.GetName())
+	if kind == kindHRA {
+		id = workflows.AutoscalerWorkflowID(u.GetNamespace(), u.GetName())
+	}
 	err := w.Temporal.SignalWorkflow(ctx, id, "", workflows.SignalDelete, nil)
 	var notFound *serviceerror.NotFound
 	if err != nil && !errors.As(err, &notFound) {
@@ -163,11 +181,7 @@ func (w *ResourceWatcher) setConditions(ctx context.Context, kind string, u *uns
 		return
 	}
 	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
-	gvr := v1alpha1.RunnerDeploymentResource
-	if kind == v1alpha1.KindRunnerSet {
-		gvr = v1alpha1.RunnerSetResource
-	}
-	if _, err := w.Dynamic.Resource(gvr).Namespace(u.GetNamespace()).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+	if _, err := w.Dynamic.Resource(resourceOf[kind]).Namespace(u.GetNamespace()).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
 		w.Log.Warn("cannot write status conditions", "pool", u.GetNamespace()+"/"+u.GetName(), "error", err)
 	}
 	for _, c := range conds {

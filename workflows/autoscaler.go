@@ -160,6 +160,9 @@ func (a *autoscalerRun) applyPending(now time.Time) {
 func (a *autoscalerRun) sendScale(ctx workflow.Context, desired int) bool {
 	s := &a.state
 	req := ScaleRequest{Replicas: desired, EffectiveTime: s.Reservations.LatestEffectiveTime()}
+	if s.Force != nil && s.Force.Since.After(req.EffectiveTime) {
+		req.EffectiveTime = s.Force.Since // a forced count is wanted now, not after the recreation delay
+	}
 	if s.Sent != nil && s.Sent.Replicas == req.Replicas && !req.EffectiveTime.After(s.Sent.EffectiveTime) {
 		return true
 	}

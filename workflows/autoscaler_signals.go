@@ -42,7 +42,8 @@ func (a *autoscalerRun) onJob(ctx workflow.Context, ev JobEvent) {
 }
 
 func (a *autoscalerRun) onSpec(spec AutoscalerSpec) {
-	if spec.Generation != 0 && spec.Generation <= a.state.Spec.Generation {
+	// An older generation is stale; the same one may carry a changed target.
+	if spec.Generation != 0 && spec.Generation < a.state.Spec.Generation {
 		return
 	}
 	a.state.Spec = spec.withDefaults()
@@ -54,7 +55,8 @@ func (a *autoscalerRun) onForce(ctx workflow.Context, f ForceScale) {
 		workflow.GetLogger(ctx).Warn("force-scale ignored", "hra", a.state.Spec.Name, "error", errBadForceScale, "input", f)
 		return
 	}
-	f.Until = workflow.Now(ctx).Add(d)
+	f.Since = workflow.Now(ctx)
+	f.Until = f.Since.Add(d)
 	a.state.Force = &f
 	workflow.GetLogger(ctx).Info("force-scale accepted", "hra", a.state.Spec.Name, "replicas", f.Replicas, "until", f.Until)
 }

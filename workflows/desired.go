@@ -26,7 +26,8 @@ type DesiredInput struct {
 type ForceScale struct {
 	Replicas int    `json:"replicas"`
 	Duration string `json:"duration"`
-	// Until is set by the workflow when it accepts the request.
+	// Since and Until are set by the workflow when it accepts the request.
+	Since time.Time `json:"since,omitempty"`
 	Until time.Time `json:"until,omitempty"`
 }
 

@@ -65,7 +65,7 @@ type RunnerDeploymentStatus struct {
 // +kubebuilder:printcolumn:JSONPath=".spec.template.spec.repository",name=Repository,type=string
 // +kubebuilder:printcolumn:JSONPath=".spec.template.spec.group",name=Group,type=string
 // +kubebuilder:printcolumn:JSONPath=".spec.template.spec.labels",name=Labels,type=string
-// +kubebuilder:printcolumn:JSONPath=".spec.replicas",name=Desired,type=number
+// +kubebuilder:printcolumn:JSONPath=".status.desiredReplicas",name=Desired,type=number
 // +kubebuilder:printcolumn:JSONPath=".status.replicas",name=Current,type=number
 // +kubebuilder:printcolumn:JSONPath=".status.updatedReplicas",name=Up-To-Date,type=number
 // +kubebuilder:printcolumn:JSONPath=".status.availableReplicas",name=Available,type=number

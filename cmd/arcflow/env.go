@@ -1,10 +1,13 @@
 package main
 
 import (
+	"flag"
 	"log/slog"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/arcflow/arcflow/worker"
 )
 
 // envOr returns the environment variable, or def when it is unset.
@@ -43,4 +46,15 @@ func newLogger(level, format string) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// autoscalingFlags registers ARC's autoscaling flags, shared by the worker and the
+// webhook server (both may start an autoscaler workflow).
+func autoscalingFlags(fs *flag.FlagSet) *worker.AutoscalerOptions {
+	o := &worker.AutoscalerOptions{}
+	fs.DurationVar(&o.DefaultScaleDownDelay, "default-scale-down-delay", envDuration("ARCFLOW_DEFAULT_SCALE_DOWN_DELAY", 10*time.Minute), "scale-down delay of HRAs that set none")
+	fs.DurationVar(&o.BatchWindow, "batch-window", envDuration("ARCFLOW_BATCH_WINDOW", 3*time.Second), "window that collects workflow_job events before scaling")
+	fs.DurationVar(&o.SyncPeriod, "sync-period", envDuration("ARCFLOW_SYNC_PERIOD", time.Minute), "how often pull metrics are computed")
+	fs.DurationVar(&o.ReconcilePeriod, "reconcile-period", envDuration("ARCFLOW_RECONCILE_PERIOD", 5*time.Minute), "how often queued jobs are listed to catch missed webhooks (0 disables)")
+	return o
 }

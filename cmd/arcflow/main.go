@@ -14,13 +14,18 @@ var version = ""
 
 func main() {
 	if len(os.Args) < 2 || os.Args[1] == "help" || os.Args[1] == "--help" || os.Args[1] == "-h" {
-		fmt.Println("usage: arcflow <command> [flags]\n\ncommands:\n  worker    run the Temporal worker and the Kubernetes watchers\n  version   print the version\n\n`arcflow <command> --help` lists a command's flags.")
+		fmt.Println("usage: arcflow <command> [flags]\n\ncommands:\n  worker    run the Temporal worker and the Kubernetes watchers\n  webhook   run the GitHub webhook server\n  version   print the version\n\n`arcflow <command> --help` lists a command's flags.")
 		return
 	}
 	switch os.Args[1] {
 	case "worker":
 		if err := runWorker(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "arcflow worker:", err)
+			os.Exit(1)
+		}
+	case "webhook":
+		if err := runWebhook(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "arcflow webhook:", err)
 			os.Exit(1)
 		}
 	case "version":

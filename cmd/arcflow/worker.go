@@ -41,6 +41,7 @@ func runWorker(args []string) error {
 	fs.StringVar(&election.ID, "leader-election-id", "arcflow", "name of the leader-election Lease")
 	fs.StringVar(&election.Namespace, "leader-election-namespace", envOr("POD_NAMESPACE", "default"), "namespace of the Lease")
 	fs.DurationVar(&election.LeaseDuration, "leader-election-lease-duration", envDuration("ARCFLOW_LEASE_DURATION", 15*time.Second), "lease duration")
+	autoscaling := autoscalingFlags(fs)
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "text or json")
 	_ = fs.Parse(args)
@@ -89,7 +90,7 @@ func runWorker(args []string) error {
 
 	return worker.RunWhileLeader(ctx, kube, election, log, func(ctx context.Context) {
 		pods := worker.NewPodWatcher(kube, tc, *watchNS, log)
-		resources := &worker.ResourceWatcher{Kube: kube, Dynamic: dyn, Temporal: tc, RunnerURL: gh.RunnerURL(), Namespace: *watchNS, Log: log}
+		resources := &worker.ResourceWatcher{Kube: kube, Dynamic: dyn, Temporal: tc, RunnerURL: gh.RunnerURL(), Namespace: *watchNS, Autoscaling: *autoscaling, Log: log}
 		errs := make(chan error, 2)
 		go func() { errs <- pods.Run(ctx, 4) }()
 		go func() { errs <- resources.Run(ctx) }()

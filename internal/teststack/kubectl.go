@@ -29,6 +29,25 @@ func (s *Stack) Kubectl(ctx context.Context, args ...string) (string, error) {
 	return out.String(), nil
 }
 
+// Temporal runs the real temporal CLI against the stack's dev server.
+func (s *Stack) Temporal(ctx context.Context, args ...string) (string, error) {
+	tools, err := ToolsDir()
+	if err != nil {
+		return "", err
+	}
+	bin, err := tool(tools, "temporal")
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, bin, append(args, "--address", s.TemporalAddress)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("temporal %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(out.String()))
+	}
+	return out.String(), nil
+}
+
 // InstallCRDs applies every CRD in dir server-side (the CRDs are too large for the
 // last-applied annotation of a client-side apply) and waits until they are served.
 func (s *Stack) InstallCRDs(ctx context.Context, dir string) error {

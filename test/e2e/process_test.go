@@ -43,30 +43,37 @@ type buildError struct {
 
 func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
 
-// workerProcess is `arcflow worker` running as its own process, so a test can
+// arcflowProcess is an arcflow command running as its own process, so a test can
 // kill it with SIGKILL like a crashed pod.
-type workerProcess struct {
-	t         *testing.T
-	env       []string
-	namespace string
-	cmd       *exec.Cmd
-	out       bytes.Buffer
+type arcflowProcess struct {
+	t    *testing.T
+	env  []string
+	args []string
+	cmd  *exec.Cmd
+	out  bytes.Buffer
 }
 
+// workerProcess is `arcflow worker`.
+type workerProcess = arcflowProcess
+
 func startWorkerProcess(t *testing.T, namespace string, env []string) *workerProcess {
-	p := &workerProcess{t: t, env: env, namespace: namespace}
+	return startProcess(t, env, "worker", "--enable-leader-election", "--log-level=warn", "--watch-namespace="+namespace)
+}
+
+func startProcess(t *testing.T, env []string, args ...string) *arcflowProcess {
+	p := &arcflowProcess{t: t, env: env, args: args}
 	p.start()
 	t.Cleanup(func() {
 		p.kill()
 		if t.Failed() {
-			t.Logf("worker output:\n%s", p.out.String())
+			t.Logf("%s output:\n%s", p.args[0], p.out.String())
 		}
 	})
 	return p
 }
 
-func (p *workerProcess) start() {
-	p.cmd = exec.Command(arcflowBinary(p.t), "worker", "--enable-leader-election", "--log-level=warn", "--watch-namespace="+p.namespace)
+func (p *arcflowProcess) start() {
+	p.cmd = exec.Command(arcflowBinary(p.t), p.args...)
 	p.cmd.Env = append(os.Environ(), p.env...)
 	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -74,7 +81,7 @@ func (p *workerProcess) start() {
 }
 
 // kill sends SIGKILL and reaps the process.
-func (p *workerProcess) kill() {
+func (p *arcflowProcess) kill() {
 	if p.cmd == nil || p.cmd.Process == nil {
 		return
 	}
@@ -83,7 +90,7 @@ func (p *workerProcess) kill() {
 	p.cmd = nil
 }
 
-func (p *workerProcess) restart() {
+func (p *arcflowProcess) restart() {
 	p.kill()
 	p.start()
 }

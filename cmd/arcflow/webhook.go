@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/arcflow/arcflow/webhook"
+)
+
+// runWebhook is `arcflow webhook`: the GitHub webhook server.
+func runWebhook(args []string) error {
+	fs := flag.NewFlagSet("webhook", flag.ExitOnError)
+	addr := fs.String("webhook-addr", envOr("ARCFLOW_WEBHOOK_ADDR", ":8000"), "listen address")
+	secret := fs.String("github-webhook-secret-token", os.Getenv("GITHUB_WEBHOOK_SECRET_TOKEN"), "webhook secret (GITHUB_WEBHOOK_SECRET_TOKEN)")
+	insecure := fs.Bool("insecure-skip-signature-check", false, "accept unsigned deliveries (local tests only)")
+	maxBody := fs.Int64("max-body-bytes", 1<<20, "largest delivery accepted")
+	kubeconfig := fs.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig path; empty means in-cluster")
+	temporalAddr := fs.String("temporal-address", envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port (TEMPORAL_ADDRESS)")
+	temporalNS := fs.String("temporal-namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace (TEMPORAL_NAMESPACE)")
+	watchNS := fs.String("watch-namespace", "", "match HRAs of only this namespace (default: all)")
+	autoscaling := autoscalingFlags(fs)
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	logFormat := fs.String("log-format", "text", "text or json")
+	_ = fs.Parse(args)
+	log := newLogger(*logLevel, *logFormat)
+
+	restConfig, err := kubeRESTConfig(*kubeconfig)
+	if err != nil {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(restConfig)
+	if err != nil {
+		return fmt.Errorf("kubernetes dynamic client: %w", err)
+	}
+	// Lazy: the server starts, and answers 503, while Temporal is unreachable.
+	tc, err := client.NewLazyClient(client.Options{HostPort: *temporalAddr, Namespace: *temporalNS, Logger: sdklog.NewStructuredLogger(log)})
+	if err != nil {
+		return fmt.Errorf("temporal client: %w", err)
+	}
+	defer tc.Close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	index := webhook.NewIndex(dyn, *watchNS)
+	if err := index.Start(ctx); err != nil {
+		return err
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	srv, err := webhook.New(webhook.Config{
+		Secret: []byte(*secret), Insecure: *insecure, MaxBodyBytes: *maxBody, Autoscaling: *autoscaling,
+	}, index, tc, reg, log)
+	if err != nil {
+		return err
+	}
+	log.Info("arcflow webhook listening", "addr", *addr)
+	return srv.ListenAndServe(ctx, *addr)
+}

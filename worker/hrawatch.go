@@ -1,0 +1,98 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/arcflow/arcflow/api/v1alpha1"
+	"github.com/arcflow/arcflow/workflows"
+)
+
+// upsertHRA signal-with-starts the autoscaler workflow with the HRA's spec.
+func (w *ResourceWatcher) upsertHRA(ctx context.Context, u *unstructured.Unstructured) {
+	var hra v1alpha1.HorizontalRunnerAutoscaler
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &hra); err != nil {
+		w.setConditions(ctx, kindHRA, u, metav1.ConditionFalse, "InvalidSpec", err.Error(), nil)
+		return
+	}
+	target, err := w.targetOf(&hra)
+	if err == nil {
+		var spec workflows.AutoscalerSpec
+		if spec, err = AutoscalerSpecOf(&hra, target, w.Autoscaling); err == nil {
+			err = w.signalAutoscaler(ctx, &hra, spec)
+		}
+	}
+	if err != nil {
+		w.Log.Warn("autoscaler not started", "hra", hra.Namespace+"/"+hra.Name, "error", err)
+		w.setConditions(ctx, kindHRA, u, metav1.ConditionFalse, "InvalidSpec", err.Error(), nil)
+		return
+	}
+	w.setConditions(ctx, kindHRA, u, metav1.ConditionTrue, "Accepted",
+		"the autoscaler workflow "+workflows.AutoscalerWorkflowID(hra.Namespace, hra.Name)+" runs this resource", hra.UnsupportedFields())
+}
+
+func (w *ResourceWatcher) signalAutoscaler(ctx context.Context, hra *v1alpha1.HorizontalRunnerAutoscaler, spec workflows.AutoscalerSpec) error {
+	id := workflows.AutoscalerWorkflowID(hra.Namespace, hra.Name)
+	_, err := w.Temporal.SignalWithStartWorkflow(ctx, id, workflows.SignalSpec, spec, client.StartWorkflowOptions{
+		ID: id, TaskQueue: workflows.TaskQueue,
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			workflows.SearchAttrKind.ValueSet("autoscaler"),
+			workflows.SearchAttrPool.ValueSet(hra.Namespace+"/"+spec.TargetName),
+			workflows.SearchAttrScope.ValueSet(spec.Scope.String()),
+		),
+	}, workflows.AutoscalerWorkflow, workflows.AutoscalerInput{Spec: spec})
+	if err != nil {
+		return fmt.Errorf("signal the autoscaler workflow %s: %w", id, err)
+	}
+	return nil
+}
+
+func (w *ResourceWatcher) targetOf(hra *v1alpha1.HorizontalRunnerAutoscaler) (Target, error) {
+	name := hra.Spec.ScaleTargetRef.Name
+	switch hra.Spec.TargetKind() {
+	case v1alpha1.KindRunnerSet:
+		obj, err := w.rss.ByNamespace(hra.Namespace).Get(name)
+		if err != nil {
+			return Target{}, fmt.Errorf("scale target RunnerSet %s: %w", name, err)
+		}
+		var rs v1alpha1.RunnerSet
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.(*unstructured.Unstructured).Object, &rs); err != nil {
+			return Target{}, err
+		}
+		return TargetOfRunnerSet(&rs), nil
+	case v1alpha1.KindRunnerDeployment:
+		obj, err := w.rds.ByNamespace(hra.Namespace).Get(name)
+		if err != nil {
+			return Target{}, fmt.Errorf("scale target RunnerDeployment %s: %w", name, err)
+		}
+		var rd v1alpha1.RunnerDeployment
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.(*unstructured.Unstructured).Object, &rd); err != nil {
+			return Target{}, err
+		}
+		return TargetOfRunnerDeployment(&rd), nil
+	}
+	return Target{}, fmt.Errorf("unsupported scale target kind %q", hra.Spec.ScaleTargetRef.Kind)
+}
+
+// refreshHRAsOf re-sends the specs of the HRAs that scale a changed target.
+func (w *ResourceWatcher) refreshHRAsOf(ctx context.Context, kind, namespace, name string) {
+	objs, err := w.hras.ByNamespace(namespace).List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, obj := range objs {
+		u := obj.(*unstructured.Unstructured)
+		var hra v1alpha1.HorizontalRunnerAutoscaler
+		if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &hra) == nil &&
+			hra.Spec.TargetKind() == kind && hra.Spec.ScaleTargetRef.Name == name {
+			w.upsertHRA(ctx, u)
+		}
+	}
+}
