@@ -177,3 +177,24 @@ func TestAutoscalerContinuesAsNewWithReservations(t *testing.T) {
 	require.Len(t, next.State.Reservations.Active, 2)
 	require.Contains(t, next.State.Reservations.Deliveries, "d1", "delivery IDs carry over, so a redelivery after continue-as-new changes nothing")
 }
+
+func TestReconcileReservesQueuedJobsThatNoWebhookAnnounced(t *testing.T) {
+	at := newAutoscalerTest(t)
+	spec := hraSpec(0, 10)
+	spec.Repositories = []string{"octo/app"}
+	spec.ReconcilePeriod = 5 * time.Minute
+	spec.TriggerDuration = time.Hour
+	calls := 0
+	at.env.OnActivity(gh.ListQueuedJobs, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.QueuedJobsInput) (activities.QueuedJobsOutput, error) {
+			calls++
+			if calls == 1 {
+				return activities.QueuedJobsOutput{Queued: []int64{7, 8}}, nil // webhooks for these were lost
+			}
+			return activities.QueuedJobsOutput{InProgress: []int64{7}}, nil // 8 finished; its completion was lost too
+		})
+	at.env.RegisterDelayedCallback(func() { require.Equal(t, 2, at.last()) }, time.Minute)
+	at.env.RegisterDelayedCallback(func() { require.Equal(t, 1, at.last(), "job 8's reservation released") }, 11*time.Minute)
+	at.finish(12*time.Minute, spec)
+	require.Equal(t, 3, calls, "one list per reconcile period")
+}
