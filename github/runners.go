@@ -2,7 +2,9 @@ package github
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 
 	gogithub "github.com/google/go-github/v88/github"
@@ -42,7 +44,7 @@ func (c *Client) ListRunners(ctx context.Context, scope Scope, fresh bool) ([]Ru
 			req.Header.Set("Cache-Control", "max-age=0")
 		}
 		var list gogithub.Runners
-		resp, err := c.gh.Do(req, &list)
+		resp, err := c.doReadAll(req, &list)
 		if err := classify(endpoint+" "+scope.String(), resp, err, c.now()); err != nil {
 			return nil, err
 		}
@@ -99,4 +101,23 @@ func (c *Client) RemoveRunner(ctx context.Context, scope Scope, id int64) error 
 		resp, err = c.gh.Enterprise.RemoveRunner(ctx, scope.Enterprise, id)
 	}
 	return classify(fmt.Sprintf("%s %s/%d", endpoint, scope, id), resp, err, c.now())
+}
+
+// doReadAll sends a request and reads the body to its end before decoding: the
+// HTTP cache stores a response only once its body hit EOF, which a streaming JSON
+// decoder does not always reach.
+func (c *Client) doReadAll(req *http.Request, v any) (*gogithub.Response, error) {
+	resp, err := c.gh.BareDo(req)
+	if err != nil {
+		return resp, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return resp, fmt.Errorf("read response: %w", err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return resp, fmt.Errorf("decode response: %w", err)
+	}
+	return resp, nil
 }

@@ -17,8 +17,8 @@ type Call struct {
 }
 
 func (s *Server) record(r *http.Request, path string, status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
 	if strings.HasPrefix(r.URL.Path, "/_fake/") {
 		return // control calls are not GitHub calls
 	}
@@ -27,8 +27,8 @@ func (s *Server) record(r *http.Request, path string, status int) {
 
 // Calls returns every GitHub call answered so far, in order.
 func (s *Server) Calls() []Call {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
 	return append([]Call(nil), s.calls...)
 }
 
@@ -43,7 +43,7 @@ func (s *Server) CallCounts() map[string]int {
 
 // ResetCalls forgets the call log.
 func (s *Server) ResetCalls() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
 	s.calls = nil
 }

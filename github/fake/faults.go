@@ -67,7 +67,9 @@ func (s *Server) applyFaults(w http.ResponseWriter, r *http.Request) bool {
 	var status int
 	h := w.Header()
 	reset := s.now().Add(time.Hour)
+	s.callsMu.Lock()
 	remaining := s.rateLimit - len(s.calls) - 1
+	s.callsMu.Unlock()
 	switch {
 	case applies && f.rateLimited > 0:
 		f.rateLimited--
@@ -85,7 +87,9 @@ func (s *Server) applyFaults(w http.ResponseWriter, r *http.Request) bool {
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
 	h.Set("X-RateLimit-Resource", "core")
 	if status != 0 {
+		s.callsMu.Lock()
 		s.calls = append(s.calls, Call{At: s.now(), Method: r.Method, Endpoint: "fault", Path: r.URL.Path, Status: status})
+		s.callsMu.Unlock()
 	}
 	s.mu.Unlock()
 

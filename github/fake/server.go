@@ -20,6 +20,8 @@ type Server struct {
 	runs    map[int64]*run
 	jobs    map[int64]*job
 	groups  map[string][]*RunnerGroup // by organization
+	// calls has its own lock: a call is logged while a handler may hold mu.
+	callsMu sync.Mutex
 	calls   []Call
 	faults  faults
 	// ListMaxAge is the max-age GitHub sends on list endpoints (60 s).
@@ -96,9 +98,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.record(r, path, http.StatusUnauthorized)
 		return
 	}
-	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	// The call is logged when its status is written, before the client can see
+	// the response, so a test that reads the log right after a call finds it.
+	rec := &statusRecorder{ResponseWriter: w, onHeader: func(status int) { s.record(r, path, status) }}
 	s.mux.ServeHTTP(rec, r)
-	s.record(r, path, rec.status)
+	if !rec.wrote {
+		rec.WriteHeader(http.StatusOK)
+	}
 }
 
 // scopeRoutes registers a handler under the repository, organization and
@@ -137,10 +143,21 @@ func scopeOf(r *http.Request) string {
 
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
+	onHeader func(status int)
+	wrote    bool
 }
 
 func (r *statusRecorder) WriteHeader(status int) {
-	r.status = status
+	if !r.wrote {
+		r.wrote = true
+		r.onHeader(status)
+	}
 	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if !r.wrote {
+		r.WriteHeader(http.StatusOK)
+	}
+	return r.ResponseWriter.Write(b)
 }
