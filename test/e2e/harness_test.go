@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/arcflow/arcflow/activities"
@@ -43,8 +44,10 @@ func startWorld(t *testing.T, namespace string) *world {
 	require.NoError(t, err)
 	t.Cleanup(tc.Close)
 
+	dyn, err := dynamic.NewForConfig(stack.RESTConfig)
+	require.NoError(t, err)
 	w := worker.New(tc,
-		&activities.Kubernetes{Client: kube, Tokens: ghClient, Defaults: activities.DefaultPodDefaults()},
+		&activities.Kubernetes{Client: kube, Dynamic: dyn, Tokens: ghClient, Defaults: activities.DefaultPodDefaults()},
 		&activities.GitHub{Registry: ghClient, Jobs: ghClient})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
