@@ -3,7 +3,6 @@ package webhook
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -125,7 +124,7 @@ func (ix *Index) candidates() []candidate {
 		if decode(obj, &hra) != nil {
 			continue
 		}
-		target, err := ix.target(&hra)
+		target, err := worker.ResolveTarget(&hra, ix.rds, ix.rss)
 		if err != nil {
 			continue // a broken HRA only loses its own events
 		}
@@ -136,33 +135,6 @@ func (ix *Index) candidates() []candidate {
 		return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
 	})
 	return out
-}
-
-func (ix *Index) target(hra *v1alpha1.HorizontalRunnerAutoscaler) (worker.Target, error) {
-	name := hra.Spec.ScaleTargetRef.Name
-	switch hra.Spec.TargetKind() {
-	case v1alpha1.KindRunnerDeployment:
-		obj, err := ix.rds.ByNamespace(hra.Namespace).Get(name)
-		if err != nil {
-			return worker.Target{}, err
-		}
-		var rd v1alpha1.RunnerDeployment
-		if err := decode(obj, &rd); err != nil {
-			return worker.Target{}, err
-		}
-		return worker.TargetOfRunnerDeployment(&rd), nil
-	case v1alpha1.KindRunnerSet:
-		obj, err := ix.rss.ByNamespace(hra.Namespace).Get(name)
-		if err != nil {
-			return worker.Target{}, err
-		}
-		var rs v1alpha1.RunnerSet
-		if err := decode(obj, &rs); err != nil {
-			return worker.Target{}, err
-		}
-		return worker.TargetOfRunnerSet(&rs), nil
-	}
-	return worker.Target{}, fmt.Errorf("unsupported scale target kind %q", hra.Spec.ScaleTargetRef.Kind)
 }
 
 func decode(obj runtime.Object, into any) error {

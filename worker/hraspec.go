@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/cache"
+
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/workflows"
 )
@@ -62,4 +66,37 @@ func AutoscalerSpecOf(hra *v1alpha1.HorizontalRunnerAutoscaler, target Target, o
 		}
 	}
 	return spec, nil
+}
+
+// ResolveTarget reads an HRA's RunnerDeployment or RunnerSet from informer listers.
+// The worker's watcher and the webhook's index both use it.
+func ResolveTarget(hra *v1alpha1.HorizontalRunnerAutoscaler, rds, rss cache.GenericLister) (Target, error) {
+	name := hra.Spec.ScaleTargetRef.Name
+	switch hra.Spec.TargetKind() {
+	case v1alpha1.KindRunnerSet:
+		var rs v1alpha1.RunnerSet
+		if err := getTyped(rss, hra.Namespace, name, &rs); err != nil {
+			return Target{}, fmt.Errorf("scale target RunnerSet %s: %w", name, err)
+		}
+		return TargetOfRunnerSet(&rs), nil
+	case v1alpha1.KindRunnerDeployment:
+		var rd v1alpha1.RunnerDeployment
+		if err := getTyped(rds, hra.Namespace, name, &rd); err != nil {
+			return Target{}, fmt.Errorf("scale target RunnerDeployment %s: %w", name, err)
+		}
+		return TargetOfRunnerDeployment(&rd), nil
+	}
+	return Target{}, fmt.Errorf("unsupported scale target kind %q", hra.Spec.ScaleTargetRef.Kind)
+}
+
+func getTyped(lister cache.GenericLister, namespace, name string, into any) error {
+	obj, err := lister.ByNamespace(namespace).Get(name)
+	if err != nil {
+		return err
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return errors.New("not an unstructured object")
+	}
+	return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into)
 }

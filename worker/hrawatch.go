@@ -22,7 +22,7 @@ func (w *ResourceWatcher) upsertHRA(ctx context.Context, u *unstructured.Unstruc
 		w.setConditions(ctx, kindHRA, u, metav1.ConditionFalse, "InvalidSpec", err.Error(), nil)
 		return
 	}
-	target, err := w.targetOf(&hra)
+	target, err := ResolveTarget(&hra, w.rds, w.rss)
 	if err == nil {
 		var spec workflows.AutoscalerSpec
 		if spec, err = AutoscalerSpecOf(&hra, target, w.Autoscaling); err == nil {
@@ -52,33 +52,6 @@ func (w *ResourceWatcher) signalAutoscaler(ctx context.Context, hra *v1alpha1.Ho
 		return fmt.Errorf("signal the autoscaler workflow %s: %w", id, err)
 	}
 	return nil
-}
-
-func (w *ResourceWatcher) targetOf(hra *v1alpha1.HorizontalRunnerAutoscaler) (Target, error) {
-	name := hra.Spec.ScaleTargetRef.Name
-	switch hra.Spec.TargetKind() {
-	case v1alpha1.KindRunnerSet:
-		obj, err := w.rss.ByNamespace(hra.Namespace).Get(name)
-		if err != nil {
-			return Target{}, fmt.Errorf("scale target RunnerSet %s: %w", name, err)
-		}
-		var rs v1alpha1.RunnerSet
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.(*unstructured.Unstructured).Object, &rs); err != nil {
-			return Target{}, err
-		}
-		return TargetOfRunnerSet(&rs), nil
-	case v1alpha1.KindRunnerDeployment:
-		obj, err := w.rds.ByNamespace(hra.Namespace).Get(name)
-		if err != nil {
-			return Target{}, fmt.Errorf("scale target RunnerDeployment %s: %w", name, err)
-		}
-		var rd v1alpha1.RunnerDeployment
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.(*unstructured.Unstructured).Object, &rd); err != nil {
-			return Target{}, err
-		}
-		return TargetOfRunnerDeployment(&rd), nil
-	}
-	return Target{}, fmt.Errorf("unsupported scale target kind %q", hra.Spec.ScaleTargetRef.Kind)
 }
 
 // refreshHRAsOf re-sends the specs of the HRAs that scale a changed target.
