@@ -60,6 +60,7 @@ func RunnerWorkflow(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
 	}
 	done := RunnerDone{Name: in.Pod.Name, Reason: r.state.EndReason, RunnerID: r.state.RunnerID}
 	r.notifyPool(ctx, done)
+	r.drainSignals(ctx) // late pod events of a finished runner change nothing
 	return done, nil
 }
 
