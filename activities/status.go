@@ -51,18 +51,12 @@ func (k *Kubernetes) UpdatePoolStatus(ctx context.Context, in PoolStatusInput) e
 	}
 	for _, e := range in.Events {
 		reason, message, _ := strings.Cut(e, ": ")
-		event := &corev1.Event{
-			ObjectMeta: metav1.ObjectMeta{GenerateName: in.Name + ".", Namespace: in.Namespace},
-			InvolvedObject: corev1.ObjectReference{
-				APIVersion: v1alpha1.GroupVersion.String(), Kind: in.Kind, Name: in.Name, Namespace: in.Namespace,
-				UID: obj.GetUID(), ResourceVersion: obj.GetResourceVersion(),
-			},
-			Reason: reason, Message: message, Type: corev1.EventTypeNormal,
-			Source:         corev1.EventSource{Component: "arcflow"},
-			FirstTimestamp: metav1.Now(), LastTimestamp: metav1.Now(), Count: 1,
+		on := corev1.ObjectReference{
+			APIVersion: v1alpha1.GroupVersion.String(), Kind: in.Kind, Name: in.Name, Namespace: in.Namespace,
+			UID: obj.GetUID(), ResourceVersion: obj.GetResourceVersion(),
 		}
-		if _, err := k.Client.CoreV1().Events(in.Namespace).Create(ctx, event, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("event on %s %s/%s: %w", in.Kind, in.Namespace, in.Name, err)
+		if err := RecordEvent(ctx, k.Client, on, corev1.EventTypeNormal, reason, message); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/workflows"
 )
@@ -208,13 +209,8 @@ func conditionsUnchanged(u *unstructured.Unstructured, want []metav1.Condition) 
 }
 
 func (w *ResourceWatcher) event(ctx context.Context, kind string, u *unstructured.Unstructured, reason, message string) {
-	event := &corev1.Event{
-		ObjectMeta:     metav1.ObjectMeta{GenerateName: u.GetName() + ".", Namespace: u.GetNamespace()},
-		InvolvedObject: corev1.ObjectReference{APIVersion: u.GetAPIVersion(), Kind: kind, Name: u.GetName(), Namespace: u.GetNamespace(), UID: u.GetUID()},
-		Reason:         reason, Message: message, Type: corev1.EventTypeWarning, Source: corev1.EventSource{Component: "arcflow"},
-		FirstTimestamp: metav1.Now(), LastTimestamp: metav1.Now(), Count: 1,
-	}
-	if _, err := w.Kube.CoreV1().Events(u.GetNamespace()).Create(ctx, event, metav1.CreateOptions{}); err != nil {
+	on := corev1.ObjectReference{APIVersion: u.GetAPIVersion(), Kind: kind, Name: u.GetName(), Namespace: u.GetNamespace(), UID: u.GetUID()}
+	if err := activities.RecordEvent(ctx, w.Kube, on, corev1.EventTypeWarning, reason, message); err != nil {
 		w.Log.Warn("cannot record the event", "error", err)
 	}
 }
