@@ -1,3 +1,9 @@
-// Package sim simulates GitHub and the runners inside runner pods, for e2e tests,
-// benchmarks and the demo.
+// Package sim stands in for what cannot be reached from a test machine: GitHub's
+// job dispatcher and webhook sender, and the runner process inside each runner pod.
+//
+//   - Runners plays every runner pod: it registers with the fake GitHub once the pod
+//     is Running, runs the jobs GitHub hands it, and exits after one job when ephemeral.
+//   - Sender delivers signed workflow_job webhooks, with loss, duplication, delay
+//     and reordering when asked.
+//   - Workload queues jobs: bursts or a steady rate, over repositories and label sets.
 package sim

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 )
 
 // ErrUnknownToken: a runner tried to register with a token GitHub never issued, or
@@ -93,78 +92,6 @@ func (s *Server) Runners() []RunnerInfo {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
-}
-
-// JobInfo is a workflow job as a test sees it.
-type JobInfo struct {
-	ID         int64    `json:"id"`
-	RunID      int64    `json:"run_id"`
-	Repo       string   `json:"repo"`
-	Labels     []string `json:"labels"`
-	Status     string   `json:"status"`
-	Conclusion string   `json:"conclusion,omitempty"`
-	RunnerName string   `json:"runner_name,omitempty"`
-}
-
-func (j *job) info() JobInfo {
-	return JobInfo{ID: j.ID, RunID: j.RunID, Repo: j.Repo, Labels: j.Labels, Status: j.Status, Conclusion: j.Conclusion, RunnerName: j.RunnerName}
-}
-
-// QueueJob queues a workflow job in a new workflow run of repo (owner/name).
-func (s *Server) QueueJob(repo, name string, labels []string) JobInfo {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.nextID++
-	r := &run{ID: s.nextID, Repo: repo, Status: "queued"}
-	s.runs[r.ID] = r
-	s.nextID++
-	j := &job{ID: s.nextID, RunID: r.ID, Repo: repo, Name: name, Labels: labels, Status: "queued", CreatedAt: s.now()}
-	s.jobs[j.ID] = j
-	return j.info()
-}
-
-// StartJob assigns a queued job to an idle, online runner, which becomes busy.
-func (s *Server) StartJob(jobID int64, runnerName string) (JobInfo, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	j, ok := s.jobs[jobID]
-	if !ok || j.Status != "queued" {
-		return JobInfo{}, fmt.Errorf("fake github: job %d is not queued", jobID)
-	}
-	rn, err := s.findRunner(runnerName)
-	if err != nil {
-		return JobInfo{}, err
-	}
-	if rn.Busy || !rn.Online {
-		return JobInfo{}, fmt.Errorf("fake github: runner %s cannot take a job (busy=%v online=%v)", runnerName, rn.Busy, rn.Online)
-	}
-	if !strings.HasPrefix(rn.Scope, "repos/") || rn.Scope == "repos/"+j.Repo {
-		rn.Busy, rn.JobID = true, j.ID
-		j.Status, j.RunnerName, j.RunnerID, j.StartedAt = "in_progress", rn.Name, rn.ID, s.now()
-		s.runs[j.RunID].Status = "in_progress"
-		return j.info(), nil
-	}
-	return JobInfo{}, fmt.Errorf("fake github: runner %s of %s cannot run a job of %s", runnerName, rn.Scope, j.Repo)
-}
-
-// CompleteJob ends a running job. Its runner becomes idle; an ephemeral runner is
-// removed from GitHub, as the real service does once the job is done.
-func (s *Server) CompleteJob(jobID int64, conclusion string) (JobInfo, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	j, ok := s.jobs[jobID]
-	if !ok || j.Status != "in_progress" {
-		return JobInfo{}, fmt.Errorf("fake github: job %d is not in progress", jobID)
-	}
-	j.Status, j.Conclusion = "completed", conclusion
-	s.runs[j.RunID].Status = "completed"
-	if rn, ok := s.runners[j.RunnerID]; ok {
-		rn.Busy, rn.JobID = false, 0
-		if rn.Ephemeral {
-			delete(s.runners, rn.ID)
-		}
-	}
-	return j.info(), nil
 }
 
 // IssuedTokens returns every registration token handed out, so a test can prove

@@ -14,17 +14,18 @@ type run struct {
 }
 
 type job struct {
-	ID         int64
-	RunID      int64
-	Repo       string
-	Name       string
-	Labels     []string
-	Status     string // queued, in_progress, completed
-	Conclusion string
-	RunnerName string
-	RunnerID   int64
-	CreatedAt  time.Time
-	StartedAt  time.Time
+	ID          int64
+	RunID       int64
+	Repo        string
+	Name        string
+	Labels      []string
+	Status      string // queued, in_progress, completed
+	Conclusion  string
+	RunnerName  string
+	RunnerID    int64
+	CreatedAt   time.Time
+	StartedAt   time.Time
+	CompletedAt time.Time
 }
 
 func (j *job) json() map[string]any {

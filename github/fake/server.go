@@ -24,6 +24,9 @@ type Server struct {
 	callsMu sync.Mutex
 	calls   []Call
 	faults  faults
+	// listen hears job changes; it has its own lock so it can be set at any time.
+	listenMu sync.Mutex
+	listen   func(JobEvent)
 	// ListMaxAge is the max-age GitHub sends on list endpoints (60 s).
 	listMaxAge time.Duration
 	rateLimit  int

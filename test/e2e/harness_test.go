@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
@@ -54,7 +55,7 @@ func startWorld(t *testing.T, namespace string) *world {
 
 	watcher := worker.NewPodWatcher(kube, tc, namespace, log)
 	go func() { _ = watcher.Run(ctx, 2) }()
-	registrar := &sim.Registrar{Kube: kube, GitHub: gh, Namespace: namespace, Log: log}
+	registrar := &sim.Runners{Kube: kube, GitHub: gh, Namespace: namespace, Log: log, ManualJobs: true, RegisterDelay: time.Millisecond}
 	go func() { _ = registrar.Run(ctx) }()
 	return &world{kube: kube, temporal: tc, github: gh, client: ghClient}
 }

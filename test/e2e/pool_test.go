@@ -49,7 +49,7 @@ func startPoolWorld(t *testing.T, ns string) *poolWorld {
 
 	rctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	registrar := &sim.Registrar{Kube: kube, GitHub: gh, Namespace: ns, Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	registrar := &sim.Runners{Kube: kube, GitHub: gh, Namespace: ns, ManualJobs: true, RegisterDelay: time.Millisecond, Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	go func() { _ = registrar.Run(rctx) }()
 
 	w := &poolWorld{t: t, ctx: ctx, ns: ns, kube: kube, github: gh, dir: t.TempDir()}

@@ -1,0 +1,293 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/internal/teststack"
+)
+
+// Runners plays the runner inside every runner pod, and GitHub's job dispatcher:
+//   - a Running pod registers under its RUNNER_NAME with the token from its Secret,
+//     RegisterDelay later, as config.sh would;
+//   - queued jobs go to idle runners that fit them (fake.Server.AssignQueued);
+//   - a job runs for JobDuration, then completes; an ephemeral runner then exits,
+//     so its pod ends Succeeded;
+//   - a pod deleted while its runner is busy interrupts the job. That must never
+//     happen, so it is recorded as a violation.
+type Runners struct {
+	Kube   kubernetes.Interface
+	GitHub *fake.Server
+	Log    *slog.Logger
+	// Namespace limits the runners to one namespace; empty means all.
+	Namespace string
+	// RegisterDelay is the time from pod Running to registration (default 1 s).
+	RegisterDelay time.Duration
+	// JobDuration says how long a job runs (default 5 s for every job).
+	JobDuration func(fake.JobInfo) time.Duration
+	// Seed makes the dispatcher's choices repeatable.
+	Seed uint64
+	// ManualJobs leaves job assignment to the caller (fake.Server.StartJob), for
+	// tests that must choose which runner is busy.
+	ManualJobs bool
+
+	mu         sync.Mutex
+	pods       map[string]*podRecord // by runner name
+	registered map[string]bool       // by pod UID
+	times      map[string]*PodTimes  // by pod UID, kept after the pod is gone
+	violations []string
+	interrupts int
+	kick       chan struct{}
+}
+
+type podRecord struct {
+	Namespace, Name, UID string
+	Ephemeral            bool
+}
+
+// PodTimes says when a runner pod was first seen and first seen Running.
+type PodTimes struct {
+	Name           string
+	Created, Ready time.Time
+}
+
+// Run plays the runners until ctx ends.
+func (r *Runners) Run(ctx context.Context) error {
+	r.init()
+	factory := informers.NewSharedInformerFactoryWithOptions(r.Kube, 0, informers.WithNamespace(r.Namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = activities.LabelRunner }))
+	informer := factory.Core().V1().Pods().Informer()
+	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { r.observe(ctx, obj) },
+		UpdateFunc: func(_, obj any) { r.observe(ctx, obj) },
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			if pod, ok := obj.(*corev1.Pod); ok {
+				r.podGone(pod)
+			}
+		},
+	}); err != nil {
+		return fmt.Errorf("sim runners: %w", err)
+	}
+	factory.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		return errors.New("sim runners: pod cache did not sync")
+	}
+	if r.ManualJobs {
+		<-ctx.Done()
+	} else {
+		r.dispatch(ctx)
+	}
+	factory.Shutdown()
+	return nil
+}
+
+func (r *Runners) init() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.kick != nil {
+		return
+	}
+	r.pods, r.registered, r.times = map[string]*podRecord{}, map[string]bool{}, map[string]*PodTimes{}
+	r.kick = make(chan struct{}, 1)
+	if r.RegisterDelay == 0 {
+		r.RegisterDelay = time.Second
+	}
+	if r.JobDuration == nil {
+		r.JobDuration = func(fake.JobInfo) time.Duration { return 5 * time.Second }
+	}
+	if r.Log == nil {
+		r.Log = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Notice tells the dispatcher that something changed in GitHub (a job queued), so
+// it hands out jobs now rather than on its next tick.
+func (r *Runners) Notice(fake.JobEvent) { r.poke() }
+
+func (r *Runners) poke() {
+	r.init()
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+}
+
+// dispatch hands queued jobs to idle runners whenever something changes, and once
+// a second in any case, as GitHub's own dispatcher would.
+func (r *Runners) dispatch(ctx context.Context) {
+	rng := rand.New(rand.NewPCG(r.Seed, r.Seed^0x5eed))
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.kick:
+		case <-tick.C:
+		}
+		for _, job := range r.GitHub.AssignQueued(rng) {
+			time.AfterFunc(r.JobDuration(job), func() { r.finish(ctx, job) })
+		}
+	}
+}
+
+// finish completes a job; an ephemeral runner then exits and its pod ends.
+func (r *Runners) finish(ctx context.Context, job fake.JobInfo) {
+	if ctx.Err() != nil {
+		return
+	}
+	if _, err := r.GitHub.CompleteJob(job.ID, "success"); err != nil {
+		return // interrupted: the runner's pod went away first
+	}
+	r.mu.Lock()
+	pod := r.pods[job.RunnerName]
+	r.mu.Unlock()
+	if pod != nil && pod.Ephemeral {
+		if err := teststack.EndPod(ctx, r.Kube, pod.Namespace, pod.Name, corev1.PodSucceeded); err != nil {
+			r.Log.Warn("simulated runner could not exit", "runner", job.RunnerName, "error", err)
+		}
+	}
+	r.poke()
+}
+
+func (r *Runners) observe(ctx context.Context, obj any) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	if pod.DeletionTimestamp != nil {
+		r.podGone(pod)
+		return
+	}
+	env := runnerEnv(pod)
+	name := env["RUNNER_NAME"].Value
+	if name == "" {
+		return
+	}
+	now := time.Now()
+	r.mu.Lock()
+	rec := r.pods[name]
+	if rec == nil || rec.UID != string(pod.UID) {
+		rec = &podRecord{Namespace: pod.Namespace, Name: pod.Name, UID: string(pod.UID), Ephemeral: env["RUNNER_EPHEMERAL"].Value != "false"}
+		r.pods[name] = rec
+		if r.times[rec.UID] == nil {
+			r.times[rec.UID] = &PodTimes{Name: pod.Name, Created: now}
+		}
+	}
+	running := pod.Status.Phase == corev1.PodRunning && !r.registered[rec.UID]
+	if running {
+		r.times[rec.UID].Ready = now
+		r.registered[rec.UID] = true
+	}
+	r.mu.Unlock()
+	if running {
+		time.AfterFunc(r.RegisterDelay, func() {
+			if err := r.register(ctx, pod, env); err != nil && ctx.Err() == nil {
+				r.Log.Warn("simulated runner could not register", "runner", name, "error", err)
+			}
+			r.poke()
+		})
+	}
+}
+
+// podGone: the runner process dies with its pod. A runner that was running a job
+// loses it; GitHub fails the job and takes the runner offline.
+func (r *Runners) podGone(pod *corev1.Pod) {
+	name := runnerEnv(pod)["RUNNER_NAME"].Value
+	r.mu.Lock()
+	rec := r.pods[name]
+	if rec == nil || rec.UID != string(pod.UID) {
+		r.mu.Unlock()
+		return
+	}
+	delete(r.pods, name)
+	r.mu.Unlock()
+	info, ok := r.GitHub.Runner(name)
+	if !ok {
+		return
+	}
+	_ = r.GitHub.SetOnline(name, false)
+	if !info.Busy {
+		return
+	}
+	for _, job := range r.GitHub.Jobs() {
+		if job.RunnerName == name && job.Status == "in_progress" {
+			_, _ = r.GitHub.CompleteJob(job.ID, "failure")
+			r.mu.Lock()
+			r.interrupts++
+			r.violations = append(r.violations, fmt.Sprintf("pod %s/%s deleted while its runner ran job %d", pod.Namespace, pod.Name, job.ID))
+			r.mu.Unlock()
+		}
+	}
+}
+
+func (r *Runners) register(ctx context.Context, pod *corev1.Pod, env map[string]corev1.EnvVar) error {
+	ref := env["RUNNER_TOKEN"].ValueFrom
+	if ref == nil || ref.SecretKeyRef == nil {
+		return errors.New("pod has no RUNNER_TOKEN secret reference")
+	}
+	secret, err := r.Kube.CoreV1().Secrets(pod.Namespace).Get(ctx, ref.SecretKeyRef.Name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("read token secret: %w", err)
+	}
+	token := string(secret.Data[ref.SecretKeyRef.Key])
+	labels := strings.FieldsFunc(env["RUNNER_LABELS"].Value, func(c rune) bool { return c == ',' })
+	_, err = r.GitHub.Register(token, env["RUNNER_NAME"].Value, labels, env["RUNNER_EPHEMERAL"].Value != "false")
+	return err
+}
+
+func runnerEnv(pod *corev1.Pod) map[string]corev1.EnvVar {
+	env := map[string]corev1.EnvVar{}
+	for _, c := range pod.Spec.Containers {
+		if c.Name == "runner" {
+			for _, e := range c.Env {
+				env[e.Name] = e
+			}
+		}
+	}
+	return env
+}
+
+// PodTimes lists every runner pod seen, in the order they were created.
+func (r *Runners) PodTimes() []PodTimes {
+	r.mu.Lock()
+	out := make([]PodTimes, 0, len(r.times))
+	for _, t := range r.times {
+		out = append(out, *t)
+	}
+	r.mu.Unlock()
+	sort.Slice(out, func(a, b int) bool { return out[a].Created.Before(out[b].Created) })
+	return out
+}
+
+// Violations lists every pod deleted while its runner was busy.
+func (r *Runners) Violations() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.violations...)
+}
+
+// Interrupted counts jobs lost because their runner's pod went away.
+func (r *Runners) Interrupted() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.interrupts
+}
