@@ -19,7 +19,6 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/github/fake"
-	"github.com/arcflow/arcflow/internal/teststack"
 )
 
 // Runners plays the runner inside every runner pod, and GitHub's job dispatcher:
@@ -161,7 +160,7 @@ func (r *Runners) finish(ctx context.Context, job fake.JobInfo) {
 	pod := r.pods[job.RunnerName]
 	r.mu.Unlock()
 	if pod != nil && pod.Ephemeral {
-		if err := teststack.EndPod(ctx, r.Kube, pod.Namespace, pod.Name, corev1.PodSucceeded); err != nil {
+		if err := exitRunner(ctx, r.Kube, pod.Namespace, pod.Name); err != nil {
 			r.Log.Warn("simulated runner could not exit", "runner", job.RunnerName, "error", err)
 		}
 	}

@@ -112,7 +112,7 @@ func (a *autoscalerRun) decide(ctx workflow.Context) time.Time {
 	}
 	s.Desired = &out.Desired
 	wake = append(wake, out.HoldUntil)
-	if !a.sendScale(ctx, out.Desired) {
+	if !a.sendScale(ctx, out) {
 		wake = append(wake, workflow.Now(ctx).Add(10*time.Second)) // the pool is not there yet
 	}
 	a.writeStatus(ctx, schedule)
@@ -157,13 +157,16 @@ func (a *autoscalerRun) applyPending(now time.Time) {
 
 // sendScale tells the pool the desired count, when it changed. It reports false when
 // the pool could not be reached.
-func (a *autoscalerRun) sendScale(ctx workflow.Context, desired int) bool {
+func (a *autoscalerRun) sendScale(ctx workflow.Context, out DesiredOutput) bool {
 	s := &a.state
-	req := ScaleRequest{Replicas: desired, EffectiveTime: s.Reservations.LatestEffectiveTime()}
+	req := ScaleRequest{Replicas: out.Desired, EffectiveTime: s.Reservations.LatestEffectiveTime()}
+	if out.Demand < out.Desired {
+		req.Demand = &out.Demand
+	}
 	if s.Force != nil && s.Force.Since.After(req.EffectiveTime) {
 		req.EffectiveTime = s.Force.Since // a forced count is wanted now, not after the recreation delay
 	}
-	if s.Sent != nil && s.Sent.Replicas == req.Replicas && !req.EffectiveTime.After(s.Sent.EffectiveTime) {
+	if s.Sent != nil && s.Sent.Replicas == req.Replicas && s.Sent.demand() == req.demand() && !req.EffectiveTime.After(s.Sent.EffectiveTime) {
 		return true
 	}
 	if s.Sent != nil && req.EffectiveTime.Before(s.Sent.EffectiveTime) {
@@ -174,7 +177,7 @@ func (a *autoscalerRun) sendScale(ctx workflow.Context, desired int) bool {
 		workflow.GetLogger(ctx).Warn("cannot scale the pool; retrying", "hra", s.Spec.Name, "pool", pool, "error", err)
 		return false
 	}
-	workflow.GetLogger(ctx).Info("scaled", "hra", s.Spec.Name, "pool", pool, "replicas", desired)
+	workflow.GetLogger(ctx).Info("scaled", "hra", s.Spec.Name, "pool", pool, "replicas", out.Desired, "demand", out.Demand)
 	s.Sent = &req
 	return true
 }

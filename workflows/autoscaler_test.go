@@ -84,7 +84,20 @@ func TestAFirstJobScalesAtOnceAndABurstIsBatched(t *testing.T) {
 		require.Equal(t, scaleSent{3, 4 * time.Second}, at.scales[len(at.scales)-1], "the rest at the window's end")
 		require.Len(t, at.scales, 3)
 	}, 5*time.Second)
-	at.finish(6*time.Second, hraSpec(0, 10))
+	spec := hraSpec(0, 10)
+	spec.BatchWindow = 3 * time.Second // ARC's window
+	at.finish(6*time.Second, spec)
+}
+
+func TestWithoutABatchWindowEveryJobScalesAtOnce(t *testing.T) {
+	at := newAutoscalerTest(t)
+	at.job(time.Second, "d1", 1, "queued")
+	at.job(time.Second+100*time.Millisecond, "d2", 2, "queued")
+	at.job(time.Second+200*time.Millisecond, "d3", 3, "queued")
+	at.env.RegisterDelayedCallback(func() {
+		require.Equal(t, []scaleSent{{0, 0}, {1, time.Second}, {2, time.Second + 100*time.Millisecond}, {3, time.Second + 200*time.Millisecond}}, at.scales)
+	}, 2*time.Second)
+	at.finish(3*time.Second, hraSpec(0, 10))
 }
 
 func TestCompletedJobsScaleDownAfterTheDelay(t *testing.T) {

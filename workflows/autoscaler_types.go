@@ -26,8 +26,11 @@ type AutoscalerSpec struct {
 	// Repositories (owner/name) whose queued jobs the metrics and the missed-webhook
 	// reconcile list.
 	Repositories []string `json:",omitempty"`
-	// BatchWindow collects job events (3s); SyncPeriod paces pull metrics (1m);
-	// ReconcilePeriod paces the missed-webhook safety net (5m, 0 disables).
+	// BatchWindow collects job events before a decision (0: decide at once; the
+	// deliveries that arrive while a decision is in flight are still decided
+	// together, because a workflow task takes every buffered signal).
+	// SyncPeriod paces pull metrics (1m); ReconcilePeriod paces the
+	// missed-webhook safety net (5m, 0 disables).
 	BatchWindow     time.Duration
 	SyncPeriod      time.Duration
 	ReconcilePeriod time.Duration
@@ -70,9 +73,7 @@ func (s AutoscalerSpec) withDefaults() AutoscalerSpec {
 	if s.TriggerDuration <= 0 {
 		s.TriggerDuration = v1alpha1.DefaultScaleUpTriggerDuration
 	}
-	if s.BatchWindow <= 0 {
-		s.BatchWindow = 3 * time.Second
-	}
+	s.BatchWindow = max(s.BatchWindow, 0)
 	if s.SyncPeriod <= 0 {
 		s.SyncPeriod = time.Minute
 	}

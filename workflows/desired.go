@@ -38,6 +38,8 @@ type DesiredOutput struct {
 	ScaledOut bool
 	// HoldUntil is when a held count may drop (zero when nothing is held).
 	HoldUntil time.Time
+	// Demand is the count before the scale-down hold: what the jobs need now.
+	Demand int
 }
 
 // DesiredReplicas is ARC's computation (reference §3.2): metrics or min, plus the
@@ -47,7 +49,8 @@ type DesiredOutput struct {
 // issue #1962).
 func DesiredReplicas(in DesiredInput) DesiredOutput {
 	if in.Force != nil && in.Now.Before(in.Force.Until) {
-		return DesiredOutput{Desired: max(in.Force.Replicas, 0), ScaledOut: in.PreviousDesired == nil || in.Force.Replicas > *in.PreviousDesired}
+		forced := max(in.Force.Replicas, 0)
+		return DesiredOutput{Desired: forced, Demand: forced, ScaledOut: in.PreviousDesired == nil || in.Force.Replicas > *in.PreviousDesired}
 	}
 	desired := in.Min + in.Reserved
 	if in.Suggested != nil {
@@ -55,7 +58,7 @@ func DesiredReplicas(in DesiredInput) DesiredOutput {
 	}
 	desired = max(in.Min, min(desired, in.Max))
 
-	var out DesiredOutput
+	out := DesiredOutput{Demand: desired}
 	prev := in.PreviousDesired
 	hold := in.LastScaleOut.Add(in.ScaleDownDelay)
 	switch {

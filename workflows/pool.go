@@ -110,9 +110,9 @@ func (p *poolRun) onStarted(ctx workflow.Context, s pendingStart) {
 func (p *poolRun) view(ctx workflow.Context, busy map[string]bool) PoolView {
 	s := &p.state
 	v := PoolView{
-		Desired: s.Desired(), TemplateHash: s.Spec.TemplateHash, Ephemeral: s.Spec.Ephemeral,
-		LastCreated: s.LastCreated, CreateNotBefore: s.CreateNotBefore,
-		MaxSurge: (s.Desired() + 1) / 2, Now: workflow.Now(ctx), Busy: busy,
+		Desired: s.Desired(), Held: s.Desired() - s.Demand(), TemplateHash: s.Spec.TemplateHash, Ephemeral: s.Spec.Ephemeral,
+		CreateNotBefore: s.CreateNotBefore,
+		MaxSurge:        (s.Desired() + 1) / 2, Now: workflow.Now(ctx), Busy: busy,
 	}
 	for _, r := range s.Runners {
 		if !r.RegistrationOnly {
@@ -120,7 +120,9 @@ func (p *poolRun) view(ctx workflow.Context, busy map[string]bool) PoolView {
 		}
 	}
 	if s.Scale != nil {
-		v.EffectiveTime = s.Scale.EffectiveTime
+		if s.Spec.Ephemeral && s.LastJobFinished.After(s.ScaleReceived) {
+			v.ReplaceNotBefore = s.LastJobFinished.Add(CompletionGrace)
+		}
 	}
 	return v
 }

@@ -5,10 +5,14 @@ import (
 	"time"
 )
 
-// RecreationDelayAfterScale is ARC's DefaultRunnerPodRecreationDelayAfterWebhookScale:
-// an autoscaled ephemeral pool does not replace a finished runner until the
-// autoscaler sends a newer effective time, or this long after its last creation.
-const RecreationDelayAfterScale = 10 * time.Minute
+// CompletionGrace replaces ARC's 10-minute recreation delay after a webhook scale.
+// When an ephemeral runner ends after its job, the autoscaler usually hears the
+// job's completed webhook within a second. Until it speaks (or this long), an
+// autoscaled pool does not replace the runner on the strength of a count that
+// still includes the finished job; otherwise it would create a runner nobody needs.
+// ARC waits for a newer effective time or 10 minutes, which leaves a job that
+// queued beyond maxReplicas waiting when no newer event comes.
+const CompletionGrace = 2 * time.Second
 
 // PoolRunner is one runner as its pool tracks it.
 type PoolRunner struct {
@@ -26,16 +30,19 @@ type PoolRunner struct {
 // PoolView is what planPool decides from. Busy is what GitHub last said; nil
 // means not asked yet.
 type PoolView struct {
+	// Desired is the count to keep. Held of them are kept only for the
+	// scale-down delay: existing runners stay, but none is created for them.
 	Desired         int
+	Held            int
 	TemplateHash    string
 	Ephemeral       bool
-	EffectiveTime   time.Time
-	LastCreated     time.Time
 	CreateNotBefore time.Time
-	MaxSurge        int
-	Now             time.Time
-	Runners         []PoolRunner
-	Busy            map[string]bool
+	// ReplaceNotBefore defers creation for CompletionGrace after a job finished.
+	ReplaceNotBefore time.Time
+	MaxSurge         int
+	Now              time.Time
+	Runners          []PoolRunner
+	Busy             map[string]bool
 }
 
 // PoolPlan is one step toward the desired pool.
@@ -94,7 +101,7 @@ func planPool(v PoolView) PoolPlan {
 		plan.Blocked = len(stopOld) < excessOld || len(stopCurrent) < excessCurrent
 	}
 
-	want := v.Desired - len(current)
+	want := v.Desired - max(v.Held, 0) - len(current)
 	if len(old) > 0 {
 		// During a rollout, every pod counts against desired + surge, including
 		// old runners still draining.
@@ -106,9 +113,8 @@ func planPool(v PoolView) PoolPlan {
 	switch {
 	case v.Now.Before(v.CreateNotBefore):
 		plan.WakeAt = v.CreateNotBefore
-	case v.Ephemeral && !v.EffectiveTime.IsZero() && !v.LastCreated.Before(v.EffectiveTime) &&
-		v.Now.Before(v.LastCreated.Add(RecreationDelayAfterScale)):
-		plan.WakeAt = v.LastCreated.Add(RecreationDelayAfterScale)
+	case v.Now.Before(v.ReplaceNotBefore):
+		plan.WakeAt = v.ReplaceNotBefore
 	default:
 		plan.Create = want
 	}

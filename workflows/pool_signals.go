@@ -21,7 +21,7 @@ func (p *poolRun) listen(ctx workflow.Context, sel workflow.Selector) {
 	sel.AddReceive(p.scales, func(c workflow.ReceiveChannel, _ bool) {
 		var scale ScaleRequest
 		c.Receive(ctx, &scale)
-		p.onScale(scale)
+		p.onScale(ctx, scale)
 	})
 	sel.AddReceive(p.deletes, func(c workflow.ReceiveChannel, _ bool) {
 		c.Receive(ctx, nil)
@@ -52,7 +52,8 @@ func (p *poolRun) onSpec(ctx workflow.Context, spec PoolSpec) {
 	p.state.Spec = spec
 }
 
-func (p *poolRun) onScale(scale ScaleRequest) {
+func (p *poolRun) onScale(ctx workflow.Context, scale ScaleRequest) {
+	p.state.ScaleReceived = workflow.Now(ctx)
 	if cur := p.state.Scale; cur != nil && scale.EffectiveTime.Before(cur.EffectiveTime) {
 		scale.EffectiveTime = cur.EffectiveTime // effective time only moves forward
 	}
@@ -77,6 +78,8 @@ func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 	}
 	p.state.Runners = kept
 	switch d.Reason {
+	case EndCompleted:
+		p.state.LastJobFinished = workflow.Now(ctx)
 	case EndRegistrationTimeout, EndCreateFailed:
 		p.state.TimeoutStreak++
 		backoff := min(createBackoffMin<<min(p.state.TimeoutStreak-1, 10), createBackoffMax)
@@ -96,7 +99,7 @@ func (p *poolRun) drainSignals(ctx workflow.Context) {
 		case p.specs.ReceiveAsync(&spec):
 			p.onSpec(ctx, spec)
 		case p.scales.ReceiveAsync(&scale):
-			p.onScale(scale)
+			p.onScale(ctx, scale)
 		case p.deletes.ReceiveAsync(nil):
 			p.state.Deleting = true
 		case p.registered.ReceiveAsync(&reg):

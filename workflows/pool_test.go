@@ -213,30 +213,47 @@ func TestPoolRollingUpdateKeepsABusyRunnerUntilItsJobEnds(t *testing.T) {
 	pt.run(spec(2, "h1", true))
 }
 
-func TestEphemeralReplacementWaitsForEffectiveTimeOrTenMinutes(t *testing.T) {
+func TestFinishedEphemeralRunnerIsReplacedOnlyWhenTheAutoscalerStillWantsIt(t *testing.T) {
 	pt := newPoolTest(t)
-	pt.at(0, func() { pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 1, EffectiveTime: pt.start}) })
+	pt.at(0, func() { pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 2}) })
 	pt.at(time.Second, pt.registerAll)
 	pt.at(time.Minute, func() {
-		require.Len(t, pt.created, 1)
+		require.Len(t, pt.created, 2)
 		pt.done(pt.created[0].name, EndCompleted) // job done, runner gone
 	})
-	pt.at(5*time.Minute, func() { require.Len(t, pt.created, 1, "no replacement before a newer effective time") })
-	pt.at(11*time.Minute, func() {
-		require.Len(t, pt.created, 2, "replaced 10 minutes after the last creation")
-		require.Equal(t, 10*time.Minute, pt.created[1].at-pt.created[0].at)
-		pt.env.SignalWorkflow(SignalRunnerRegistered, RunnerRegistered{Name: pt.created[1].name})
+	pt.at(time.Minute+time.Second, func() {
+		require.Len(t, pt.created, 2, "no replacement while the autoscaler may still count the finished job")
+		// The autoscaler hears the completion: one job is left, and it has a runner.
+		pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 1})
+	})
+	pt.at(2*time.Minute, func() {
+		require.Len(t, pt.created, 2, "nothing to replace")
 		pt.done(pt.created[1].name, EndCompleted)
 	})
-	// A new queued job moves the effective time: replaced at once.
-	pt.at(12*time.Minute, func() {
+	// The autoscaler never speaks (its completed webhook was lost): replaced after the grace.
+	pt.at(2*time.Minute+CompletionGrace-time.Millisecond, func() { require.Len(t, pt.created, 2) })
+	pt.at(2*time.Minute+CompletionGrace+time.Second, func() {
+		require.Len(t, pt.created, 3)
+		require.Equal(t, 2*time.Minute+CompletionGrace, pt.created[2].at)
+	})
+	pt.deleteAndDrain(3 * time.Minute)
+	pt.run(spec(0, "h1", true))
+}
+
+func TestFinishedRunnerIsReplacedAtOnceWhenTheAutoscalerAlreadySpoke(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(0, func() { pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 1}) })
+	pt.at(time.Second, pt.registerAll)
+	pt.at(time.Minute, func() { pt.done(pt.created[0].name, EndCompleted) })
+	// A job queued beyond maxReplicas takes the freed slot: the count stays 1.
+	pt.at(time.Minute+100*time.Millisecond, func() {
 		pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 1, EffectiveTime: pt.env.Now()})
 	})
-	pt.at(12*time.Minute+time.Second, func() {
-		require.Len(t, pt.created, 3)
-		require.Equal(t, 12*time.Minute, pt.created[2].at)
+	pt.at(time.Minute+200*time.Millisecond, func() {
+		require.Len(t, pt.created, 2)
+		require.Equal(t, time.Minute+100*time.Millisecond, pt.created[1].at)
 	})
-	pt.deleteAndDrain(13 * time.Minute)
+	pt.deleteAndDrain(2 * time.Minute)
 	pt.run(spec(0, "h1", true))
 }
 

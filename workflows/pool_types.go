@@ -33,6 +33,18 @@ type PoolSpec struct {
 type ScaleRequest struct {
 	Replicas      int       `json:"replicas"`
 	EffectiveTime time.Time `json:"effectiveTime,omitempty"`
+	// Demand, when below Replicas, is what the jobs need now; the rest is the
+	// scale-down hold. The pool keeps runners up to Replicas but creates new ones
+	// only up to Demand, so a finished ephemeral runner is not replaced just to
+	// honour the hold. Nil means Replicas (a force-scale signal or a CLI user).
+	Demand *int `json:"demand,omitempty"`
+}
+
+func (r *ScaleRequest) demand() int {
+	if r.Demand != nil && *r.Demand < r.Replicas {
+		return max(*r.Demand, 0)
+	}
+	return r.Replicas
 }
 
 // RunnerRegistered is a runner's signal to its pool once GitHub lists it.
@@ -58,6 +70,10 @@ type PoolState struct {
 	// creation so a broken image does not create pods in a tight loop.
 	TimeoutStreak   int       `json:",omitempty"`
 	CreateNotBefore time.Time `json:",omitempty"`
+	// LastJobFinished is when an ephemeral runner last ended after its job, and
+	// ScaleReceived when the autoscaler last spoke; see CompletionGrace.
+	LastJobFinished time.Time `json:",omitempty"`
+	ScaleReceived   time.Time `json:",omitempty"`
 	Deleting        bool      `json:",omitempty"`
 	Status          PoolStatus
 }
@@ -71,6 +87,14 @@ func (s *PoolState) Desired() int {
 		return s.Scale.Replicas
 	}
 	return s.Spec.Replicas
+}
+
+// Demand is the count the pool creates runners up to (see ScaleRequest.Demand).
+func (s *PoolState) Demand() int {
+	if s.Scale != nil && !s.Deleting {
+		return s.Scale.demand()
+	}
+	return s.Desired()
 }
 
 // PoolStatus is written back to the custom resource's status.

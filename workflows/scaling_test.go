@@ -111,19 +111,19 @@ func TestDesiredReplicas(t *testing.T) {
 		in   DesiredInput
 		want DesiredOutput
 	}{
-		{"webhook only: min plus reservations", DesiredInput{Now: t0, Min: 1, Max: 10, Reserved: 3}, DesiredOutput{Desired: 4, ScaledOut: true}},
-		{"clamped to max", DesiredInput{Now: t0, Min: 0, Max: 5, Reserved: 9}, DesiredOutput{Desired: 5, ScaledOut: true}},
-		{"clamped to min", DesiredInput{Now: t0, Min: 2, Max: 5}, DesiredOutput{Desired: 2, ScaledOut: true}},
-		{"metric and reservations are not added (#1962)", DesiredInput{Now: t0, Min: 0, Max: 10, Reserved: 3, Suggested: ptr.To(4)}, DesiredOutput{Desired: 4, ScaledOut: true}},
-		{"reservations above the metric win", DesiredInput{Now: t0, Min: 0, Max: 10, Reserved: 6, Suggested: ptr.To(4)}, DesiredOutput{Desired: 6, ScaledOut: true}},
+		{"webhook only: min plus reservations", DesiredInput{Now: t0, Min: 1, Max: 10, Reserved: 3}, DesiredOutput{Desired: 4, Demand: 4, ScaledOut: true}},
+		{"clamped to max", DesiredInput{Now: t0, Min: 0, Max: 5, Reserved: 9}, DesiredOutput{Desired: 5, Demand: 5, ScaledOut: true}},
+		{"clamped to min", DesiredInput{Now: t0, Min: 2, Max: 5}, DesiredOutput{Desired: 2, Demand: 2, ScaledOut: true}},
+		{"metric and reservations are not added (#1962)", DesiredInput{Now: t0, Min: 0, Max: 10, Reserved: 3, Suggested: ptr.To(4)}, DesiredOutput{Desired: 4, Demand: 4, ScaledOut: true}},
+		{"reservations above the metric win", DesiredInput{Now: t0, Min: 0, Max: 10, Reserved: 6, Suggested: ptr.To(4)}, DesiredOutput{Desired: 6, Demand: 6, ScaledOut: true}},
 		{"held during the scale-down delay", DesiredInput{Now: t0, Min: 0, Max: 10, PreviousDesired: ptr.To(3), LastScaleOut: t0.Add(-time.Minute), ScaleDownDelay: 10 * time.Minute},
-			DesiredOutput{Desired: 3, HoldUntil: t0.Add(9 * time.Minute)}},
+			DesiredOutput{Desired: 3, Demand: 0, HoldUntil: t0.Add(9 * time.Minute)}},
 		{"drops fully after the delay", DesiredInput{Now: t0, Min: 0, Max: 10, PreviousDesired: ptr.To(3), LastScaleOut: t0.Add(-11 * time.Minute), ScaleDownDelay: 10 * time.Minute},
-			DesiredOutput{Desired: 0}},
+			DesiredOutput{Desired: 0, Demand: 0}},
 		{"scaling out is never held", DesiredInput{Now: t0, Min: 0, Max: 10, Reserved: 5, PreviousDesired: ptr.To(3), LastScaleOut: t0, ScaleDownDelay: time.Hour},
-			DesiredOutput{Desired: 5, ScaledOut: true}},
-		{"force-scale wins while it lasts", DesiredInput{Now: t0, Min: 0, Max: 3, Reserved: 1, Force: &ForceScale{Replicas: 7, Until: t0.Add(time.Minute)}}, DesiredOutput{Desired: 7, ScaledOut: true}},
-		{"an expired force-scale is ignored", DesiredInput{Now: t0, Min: 0, Max: 3, Reserved: 1, Force: &ForceScale{Replicas: 7, Until: t0}}, DesiredOutput{Desired: 1, ScaledOut: true}},
+			DesiredOutput{Desired: 5, Demand: 5, ScaledOut: true}},
+		{"force-scale wins while it lasts", DesiredInput{Now: t0, Min: 0, Max: 3, Reserved: 1, Force: &ForceScale{Replicas: 7, Until: t0.Add(time.Minute)}}, DesiredOutput{Desired: 7, Demand: 7, ScaledOut: true}},
+		{"an expired force-scale is ignored", DesiredInput{Now: t0, Min: 0, Max: 3, Reserved: 1, Force: &ForceScale{Replicas: 7, Until: t0}}, DesiredOutput{Desired: 1, Demand: 1, ScaledOut: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Equal(t, tc.want, DesiredReplicas(tc.in))

@@ -53,7 +53,7 @@ func newLogger(level, format string) *slog.Logger {
 func autoscalingFlags(fs *flag.FlagSet) *worker.AutoscalerOptions {
 	o := &worker.AutoscalerOptions{}
 	fs.DurationVar(&o.DefaultScaleDownDelay, "default-scale-down-delay", envDuration("ARCFLOW_DEFAULT_SCALE_DOWN_DELAY", 10*time.Minute), "scale-down delay of HRAs that set none")
-	fs.DurationVar(&o.BatchWindow, "batch-window", envDuration("ARCFLOW_BATCH_WINDOW", 3*time.Second), "window that collects workflow_job events before scaling")
+	fs.DurationVar(&o.BatchWindow, "batch-window", envDuration("ARCFLOW_BATCH_WINDOW", 0), "window that collects workflow_job events before scaling (ARC: 3s; 0 decides at once and still coalesces deliveries that arrive during a decision)")
 	fs.DurationVar(&o.SyncPeriod, "sync-period", envDuration("ARCFLOW_SYNC_PERIOD", time.Minute), "how often pull metrics are computed")
 	fs.DurationVar(&o.ReconcilePeriod, "reconcile-period", envDuration("ARCFLOW_RECONCILE_PERIOD", 5*time.Minute), "how often queued jobs are listed to catch missed webhooks (0 disables)")
 	return o

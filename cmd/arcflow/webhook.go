@@ -8,8 +8,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	"k8s.io/client-go/dynamic"
@@ -55,8 +53,7 @@ func runWebhook(args []string) error {
 	if err := index.Start(ctx); err != nil {
 		return err
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := newRegistry()
 	srv, err := webhook.New(webhook.Config{
 		Secret: []byte(*secret), Insecure: *insecure, MaxBodyBytes: *maxBody, Autoscaling: *autoscaling,
 	}, index, tc, reg, log)

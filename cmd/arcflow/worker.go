@@ -42,6 +42,7 @@ func runWorker(args []string) error {
 	fs.StringVar(&election.Namespace, "leader-election-namespace", envOr("POD_NAMESPACE", "default"), "namespace of the Lease")
 	fs.DurationVar(&election.LeaseDuration, "leader-election-lease-duration", envDuration("ARCFLOW_LEASE_DURATION", 15*time.Second), "lease duration")
 	autoscaling := autoscalingFlags(fs)
+	metricsAddr := fs.String("metrics-addr", envOr("ARCFLOW_METRICS_ADDR", ":8080"), "address of the Prometheus /metrics endpoint (empty disables it)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "text or json")
 	_ = fs.Parse(args)
@@ -54,7 +55,8 @@ func runWorker(args []string) error {
 	if err != nil {
 		return err
 	}
-	gh, err := github.New(ghConfig, github.Options{})
+	reg := newRegistry()
+	gh, err := github.New(ghConfig, github.Options{Metrics: github.NewMetrics(reg)})
 	if err != nil {
 		return err
 	}
@@ -62,6 +64,7 @@ func runWorker(args []string) error {
 	if err != nil {
 		return err
 	}
+	worker.NewKubernetesRequests(reg).Instrument(restConfig)
 	kube, err := kubernetes.NewForConfig(restConfig)
 	if err != nil {
 		return fmt.Errorf("kubernetes client: %w", err)
@@ -78,6 +81,9 @@ func runWorker(args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if err := serveMetrics(ctx, *metricsAddr, reg, log); err != nil {
+		return err
+	}
 
 	w := worker.New(tc,
 		&activities.Kubernetes{Client: kube, Dynamic: dyn, Tokens: gh, Defaults: defaults},

@@ -57,7 +57,7 @@ type arcflowProcess struct {
 type workerProcess = arcflowProcess
 
 func startWorkerProcess(t *testing.T, namespace string, env []string) *workerProcess {
-	return startProcess(t, env, "worker", "--enable-leader-election", "--log-level=warn", "--watch-namespace="+namespace)
+	return startProcess(t, env, "worker", "--metrics-addr=127.0.0.1:0", "--enable-leader-election", "--log-level=warn", "--watch-namespace="+namespace)
 }
 
 func startProcess(t *testing.T, env []string, args ...string) *arcflowProcess {

@@ -1,0 +1,228 @@
+package simworld
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/internal/teststack"
+	"github.com/arcflow/arcflow/sim"
+)
+
+// WebhookSecret signs the simulated deliveries.
+const WebhookSecret = "arcflow-sim-webhook-secret"
+
+// Config describes a world.
+type Config struct {
+	Stack *teststack.Stack
+	// RepoRoot is the arcflow checkout (for deploy/crds).
+	RepoRoot string
+	// Namespace holds the world's resources; the worker and webhook watch only it.
+	Namespace string
+	// Dir receives the process logs.
+	Dir string
+	// Binary is a built `arcflow`; see BuildArcflow.
+	Binary string
+	// Orgs are the GitHub owners that are organizations.
+	Orgs []string
+	// RegisterDelay is pod Running -> runner registered (default 1 s).
+	RegisterDelay time.Duration
+	// JobDuration is how long every job runs (default 5 s).
+	JobDuration time.Duration
+	// Faults of the webhook deliveries.
+	Loss, Duplicate, Reorder float64
+	MaxDelay                 time.Duration
+	// Env is added to the worker's and the webhook's environment, e.g.
+	// ARCFLOW_BATCH_WINDOW=500ms.
+	Env  []string
+	Seed uint64
+	Log  *slog.Logger
+}
+
+// World is arcflow running against the simulator.
+type World struct {
+	cfg     Config
+	Kube    kubernetes.Interface
+	GitHub  *fake.Server
+	Runners *sim.Runners
+	Sender  *sim.Sender
+	Worker  *Process
+	Webhook *Process
+	// WebhookURL and WorkerMetricsURL are where the two processes listen.
+	WebhookURL, WorkerMetricsURL, WebhookMetricsURL string
+	cancel                                          context.CancelFunc
+	done                                            chan struct{}
+}
+
+// Start brings a world up: CRDs, the namespace, the fake GitHub, the simulated
+// runners, the webhook sender, and the worker and webhook processes.
+func Start(ctx context.Context, cfg Config) (*World, error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.JobDuration == 0 {
+		cfg.JobDuration = 5 * time.Second
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("world dir: %w", err)
+	}
+	if err := cfg.Stack.InstallCRDs(ctx, filepath.Join(cfg.RepoRoot, "deploy", "crds")); err != nil {
+		return nil, err
+	}
+	kube, err := cfg.Stack.Kube()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cfg.Namespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("create namespace %s: %w", cfg.Namespace, err)
+	}
+	gh, err := fake.New(fake.Options{})
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	w := &World{cfg: cfg, Kube: kube, GitHub: gh, cancel: cancel, done: make(chan struct{})}
+	w.Runners = &sim.Runners{
+		Kube: kube, GitHub: gh, Namespace: cfg.Namespace, Log: cfg.Log, Seed: cfg.Seed,
+		RegisterDelay: cfg.RegisterDelay, JobDuration: func(fake.JobInfo) time.Duration { return cfg.JobDuration },
+	}
+	go func() { defer close(w.done); _ = w.Runners.Run(runCtx) }()
+
+	ports, err := freePorts(3)
+	if err != nil {
+		return nil, errors.Join(err, w.Stop())
+	}
+	w.WebhookURL = fmt.Sprintf("http://127.0.0.1:%d/webhook", ports[0])
+	w.WorkerMetricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", ports[1])
+	w.WebhookMetricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", ports[0])
+	env := append([]string{
+		"KUBECONFIG=" + cfg.Stack.Kubeconfig, "TEMPORAL_ADDRESS=" + cfg.Stack.TemporalAddress,
+		"GITHUB_TOKEN=ghp_simulated", "GITHUB_URL=" + gh.URL, "POD_NAMESPACE=" + cfg.Namespace,
+		"GITHUB_WEBHOOK_SECRET_TOKEN=" + WebhookSecret, "ARCFLOW_LEASE_DURATION=4s",
+	}, cfg.Env...)
+	common := []string{"--watch-namespace=" + cfg.Namespace, "--log-level=warn"}
+	if w.Worker, err = startProcess(cfg.Dir, "worker", cfg.Binary, env,
+		append([]string{"worker", "--enable-leader-election", fmt.Sprintf("--metrics-addr=127.0.0.1:%d", ports[1])}, common...)...); err != nil {
+		return nil, errors.Join(err, w.Stop())
+	}
+	if w.Webhook, err = startProcess(cfg.Dir, "webhook", cfg.Binary, env,
+		append([]string{"webhook", fmt.Sprintf("--webhook-addr=127.0.0.1:%d", ports[0])}, common...)...); err != nil {
+		return nil, errors.Join(err, w.Stop())
+	}
+	if err := w.WaitServing(ctx); err != nil {
+		return nil, errors.Join(err, w.Stop())
+	}
+	w.Sender = &sim.Sender{
+		URL: w.WebhookURL, Secret: []byte(WebhookSecret), Orgs: cfg.Orgs, Seed: cfg.Seed, Log: cfg.Log,
+		Loss: cfg.Loss, Duplicate: cfg.Duplicate, Reorder: cfg.Reorder, MaxDelay: cfg.MaxDelay,
+	}
+	w.Sender.Start(runCtx)
+	gh.OnJobEvent(func(e fake.JobEvent) {
+		w.Runners.Notice(e)
+		w.Sender.Send(e)
+	})
+	return w, nil
+}
+
+// WaitServing waits until the worker's metrics endpoint and the webhook answer.
+func (w *World) WaitServing(ctx context.Context) error {
+	for _, url := range []string{strings.TrimSuffix(w.WorkerMetricsURL, "metrics") + "healthz", strings.TrimSuffix(w.WebhookURL, "webhook") + "healthz"} {
+		if err := waitHTTP(ctx, url); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func waitHTTP(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s did not answer: %w", url, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// Queue queues a job in the fake GitHub; the sender delivers its webhook.
+func (w *World) Queue(repo, name string, labels []string) {
+	w.GitHub.QueueJob(repo, name, labels)
+}
+
+// Apply applies a manifest in the world's namespace with kubectl.
+func (w *World) Apply(ctx context.Context, manifest string) error {
+	path := filepath.Join(w.cfg.Dir, fmt.Sprintf("manifest-%d.yaml", time.Now().UnixNano()))
+	if err := os.WriteFile(path, []byte(manifest), 0o644); err != nil {
+		return fmt.Errorf("write manifest: %w", err)
+	}
+	if out, err := w.cfg.Stack.Kubectl(ctx, "apply", "-n", w.cfg.Namespace, "-f", path); err != nil {
+		return fmt.Errorf("apply: %w: %s", err, out)
+	}
+	return nil
+}
+
+// Stop stops the processes and the simulator. It does not delete resources.
+func (w *World) Stop() error {
+	for _, p := range []*Process{w.Webhook, w.Worker} {
+		if p != nil {
+			p.Stop(5 * time.Second)
+		}
+	}
+	w.cancel()
+	if w.Runners != nil {
+		<-w.done
+	}
+	return w.GitHub.Close()
+}
+
+// BuildArcflow builds cmd/arcflow into dir and returns the binary's path.
+func BuildArcflow(ctx context.Context, repoRoot, dir string) (string, error) {
+	bin := filepath.Join(dir, "arcflow")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/arcflow")
+	cmd.Dir = repoRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build arcflow: %w: %s", err, out)
+	}
+	return bin, nil
+}
+
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("free port: %w", err)
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// Namespace is the world's namespace.
+func (w *World) Namespace() string { return w.cfg.Namespace }
