@@ -290,3 +290,11 @@ func (r *Runners) Interrupted() int {
 	defer r.mu.Unlock()
 	return r.interrupts
 }
+
+// LivePods counts the runner pods that exist now (not being deleted).
+func (r *Runners) LivePods() int {
+	r.init()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.pods)
+}

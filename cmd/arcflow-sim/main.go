@@ -1,0 +1,49 @@
+// Command arcflow-sim runs arcflow against the simulated world (fake GitHub,
+// simulated runners, signed webhooks) on the local stack:
+//
+//	arcflow-sim demo    a short workload with a live progress line (make demo)
+//	arcflow-sim bench   latency, cost and memory tables per workload size (make bench)
+//	arcflow-sim chaos   the workload while the worker and webhook are killed (make chaos)
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `usage: arcflow-sim <command> [flags]
+
+commands:
+  demo    start everything, apply deploy/examples, run a short workload, stay up until Ctrl-C
+  bench   benchmark tables per workload size, beside ARC's measured figures
+  chaos   the workload while the worker and the webhook are killed with SIGKILL
+
+` + "`arcflow-sim <command> --help`" + ` lists a command's flags.`
+
+func main() {
+	if len(os.Args) < 2 || os.Args[1] == "help" || os.Args[1] == "--help" || os.Args[1] == "-h" {
+		fmt.Println(usage)
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	switch os.Args[1] {
+	case "demo":
+		err = runDemo(ctx, os.Args[2:])
+	case "bench":
+		err = runBench(ctx, os.Args[2:])
+	case "chaos":
+		err = runChaos(ctx, os.Args[2:])
+	default:
+		fmt.Fprintf(os.Stderr, "arcflow-sim: unknown command %q\n\n%s\n", os.Args[1], usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "arcflow-sim "+os.Args[1]+":", err)
+		os.Exit(1)
+	}
+}

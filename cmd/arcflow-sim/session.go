@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"log/slog"
+
+	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/internal/teststack"
+	"github.com/arcflow/arcflow/workflows"
+)
+
+// session is the local stack and a built arcflow, shared by the worlds of a run.
+type session struct {
+	root     string
+	dir      string
+	binary   string
+	stack    *teststack.Stack
+	temporal client.Client
+}
+
+// startSession builds arcflow and starts the stack under dir (wiped first).
+func startSession(ctx context.Context, dir string, ui bool) (*session, error) {
+	root, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(root, "deploy", "crds")); err != nil {
+		return nil, errors.New("run from the arcflow checkout (make demo, make bench or make chaos do)")
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return nil, err
+	}
+	if err := teststack.StopDir(dir); err != nil {
+		return nil, fmt.Errorf("stop a stack left in %s: %w", dir, err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, fmt.Errorf("clean %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	s := &session{root: root, dir: dir}
+	step("building arcflow")
+	if s.binary, err = simworld.BuildArcflow(ctx, root, dir); err != nil {
+		return nil, err
+	}
+	step("starting etcd, kube-apiserver, kwok and the Temporal dev server")
+	startCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	s.stack, err = teststack.Start(startCtx, teststack.Options{
+		Dir: filepath.Join(dir, "stack"), Kubernetes: true, Temporal: true, TemporalUI: ui,
+		SearchAttributes: workflows.SearchAttributeTypes(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.temporal, err = client.Dial(client.Options{HostPort: s.stack.TemporalAddress, Logger: sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler))})
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("connect to Temporal: %w", err), s.stack.Stop())
+	}
+	return s, nil
+}
+
+func (s *session) world(ctx context.Context, cfg simworld.Config) (*simworld.World, error) {
+	cfg.Stack, cfg.RepoRoot, cfg.Binary = s.stack, s.root, s.binary
+	if cfg.Dir == "" {
+		cfg.Dir = filepath.Join(s.dir, cfg.Namespace)
+	}
+	return simworld.Start(ctx, cfg)
+}
+
+func (s *session) close() {
+	if s.temporal != nil {
+		s.temporal.Close()
+	}
+	if s.stack != nil {
+		_ = s.stack.Stop()
+	}
+}
+
+func step(msg string) { fmt.Printf("==> %s\n", msg) }
+
+// waitFor polls cond every 100 ms until it holds, ctx ends or timeout passes.
+func waitFor(ctx context.Context, timeout time.Duration, what string, cond func() bool) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: %w", what, ctx.Err())
+		case <-tick.C:
+		}
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+package simworld
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/api/workflowservice/v1"
+)
+
+// Percentiles are the p50, p95 and p99 of a sample (nearest rank).
+type Percentiles struct {
+	N             int
+	P50, P95, P99 time.Duration
+	Max           time.Duration
+}
+
+// PercentilesOf sorts a copy of d and reads its percentiles.
+func PercentilesOf(d []time.Duration) Percentiles {
+	if len(d) == 0 {
+		return Percentiles{}
+	}
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	rank := func(p float64) time.Duration {
+		i := int(float64(len(s))*p+0.999999) - 1
+		return s[max(0, min(i, len(s)-1))]
+	}
+	return Percentiles{N: len(s), P50: rank(0.50), P95: rank(0.95), P99: rank(0.99), Max: s[len(s)-1]}
+}
+
+func (p Percentiles) String() string {
+	if p.N == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%s / %s / %s", round(p.P50), round(p.P95), round(p.P99))
+}
+
+func round(d time.Duration) string {
+	switch {
+	case d >= 10*time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	default:
+		return d.Round(time.Millisecond).String()
+	}
+}
+
+// KubernetesWrites reads a worker's /metrics and sums its create, update, patch and
+// delete requests, by resource.
+func KubernetesWrites(ctx context.Context, metricsURL string) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metricsURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("scrape %s: %w", metricsURL, err)
+	}
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", metricsURL, err)
+	}
+	out := map[string]float64{}
+	family, ok := families["arcflow_kubernetes_requests_total"]
+	if !ok {
+		return out, nil
+	}
+	for _, m := range family.GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		switch labels["verb"] {
+		case "create", "update", "patch", "delete":
+			out[labels["verb"]+" "+labels["resource"]] += m.GetCounter().GetValue()
+		}
+	}
+	return out, nil
+}
+
+// HistoryStats are the history lengths of a set of workflow executions.
+type HistoryStats struct {
+	Executions int
+	Mean       float64
+	Max        int64
+}
+
+// RunnerHistories measures the history of every runner workflow of a namespace.
+func RunnerHistories(ctx context.Context, tc client.Client, namespace string) (HistoryStats, error) {
+	var stats HistoryStats
+	var total int64
+	var token []byte
+	for {
+		resp, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Query:         fmt.Sprintf("WorkflowType = 'RunnerWorkflow' AND WorkflowId STARTS_WITH 'runner/%s/'", namespace),
+			NextPageToken: token,
+		})
+		if err != nil {
+			return stats, fmt.Errorf("list runner workflows: %w", err)
+		}
+		for _, e := range resp.GetExecutions() {
+			if !strings.HasPrefix(e.GetExecution().GetWorkflowId(), "runner/"+namespace+"/") {
+				continue
+			}
+			stats.Executions++
+			total += e.GetHistoryLength()
+			stats.Max = max(stats.Max, e.GetHistoryLength())
+		}
+		if token = resp.GetNextPageToken(); len(token) == 0 {
+			break
+		}
+	}
+	if stats.Executions > 0 {
+		stats.Mean = float64(total) / float64(stats.Executions)
+	}
+	return stats, nil
+}
