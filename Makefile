@@ -51,9 +51,13 @@ down: ## Stop what `make up` started.
 	go run ./cmd/arcflow-stack down --dir $(STACK_DIR)
 
 .PHONY: demo
-demo: tools ## Run arcflow end to end on local defaults.
-	@bash scripts/demo.sh
+demo: tools ## Run arcflow end to end on the simulator; Ctrl-C stops everything it started.
+	@bash scripts/demo.sh $(DEMO_FLAGS)
 
 .PHONY: bench
-bench: tools ## Benchmarks against ARC's measured figures.
-	@bash scripts/bench.sh
+bench: tools ## Benchmark tables per workload size beside ARC's measured figures (results in .bench/results.md).
+	@bash scripts/bench.sh $(BENCH_FLAGS)
+
+.PHONY: chaos
+chaos: tools ## The workload while the worker and webhook are SIGKILLed; asserts no job lost (results in .chaos/results.md).
+	go run ./cmd/arcflow-sim chaos $(CHAOS_FLAGS)

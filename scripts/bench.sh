@@ -1,4 +1,4 @@
 #!/usr/bin/env bash
-# make bench: benchmarks against ARC's measured figures.
+# make bench: latency, cost and memory tables per workload size, beside ARC's figures.
 set -euo pipefail
-echo "make bench: not yet. The benchmarks need the workflows and the simulator, which are not built yet."
+exec go run ./cmd/arcflow-sim bench "$@"

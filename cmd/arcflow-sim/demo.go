@@ -160,4 +160,3 @@ func offerVolumes(ctx context.Context, w *simworld.World, n int, size string) er
 func indent(s string) string {
 	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ") + "\n"
 }
-

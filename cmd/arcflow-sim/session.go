@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -103,3 +104,5 @@ func waitFor(ctx context.Context, timeout time.Duration, what string, cond func(
 	}
 	return nil
 }
+
+func numCPU() int { return runtime.NumCPU() }

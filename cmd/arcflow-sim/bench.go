@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim"
+)
+
+// runBench is `make bench`: one table per workload size, beside ARC's figures.
+func runBench(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench", flag.ExitOnError)
+	dir := fs.String("dir", ".bench", "directory for the stack's state, logs and results")
+	sizes := fs.String("sizes", "1,20,100,500", "comma-separated burst sizes (jobs queued at once)")
+	maxRunners := fs.Int("max-runners", 100, "maxReplicas cap; each size uses min(size, this)")
+	deliveries := fs.Int("deliveries", 2000, "webhook deliveries in the throughput phase (0 skips it)")
+	_ = fs.Parse(args)
+	var ns []int
+	for _, f := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("--sizes: %q is not a positive number", f)
+		}
+		ns = append(ns, n)
+	}
+
+	s, err := startSession(ctx, *dir, false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	var report strings.Builder
+	for _, n := range ns {
+		step(fmt.Sprintf("burst of %d jobs", n))
+		r, err := benchBurst(ctx, s, n, min(n, *maxRunners))
+		if err != nil {
+			return fmt.Errorf("burst of %d: %w", n, err)
+		}
+		table := r.table()
+		fmt.Print(table)
+		report.WriteString(table)
+	}
+	if *deliveries > 0 {
+		step(fmt.Sprintf("webhook throughput: %d deliveries", *deliveries))
+		table, err := benchWebhook(ctx, s, *deliveries)
+		if err != nil {
+			return fmt.Errorf("webhook throughput: %w", err)
+		}
+		fmt.Print(table)
+		report.WriteString(table)
+	}
+	return writeReport(filepath.Join(s.dir, "results.md"), report.String())
+}
+
+const benchManifest = `apiVersion: actions.summerwind.dev/v1alpha1
+kind: RunnerDeployment
+metadata:
+  name: bench
+spec:
+  replicas: 0
+  template:
+    spec:
+      repository: bench-org/app
+      labels: [linux, bench]
+---
+apiVersion: actions.summerwind.dev/v1alpha1
+kind: HorizontalRunnerAutoscaler
+metadata:
+  name: bench
+spec:
+  scaleTargetRef:
+    name: bench
+  minReplicas: 0
+  maxReplicas: %d
+  scaleDownDelaySecondsAfterScaleOut: 30
+  scaleUpTriggers:
+  - githubEvent:
+      workflowJob: {}
+    duration: 30m
+`
+
+// burstResult is what one burst measured.
+type burstResult struct {
+	jobs, maxRunners                int
+	webhookToPod, webhookToRunning  simworld.Percentiles
+	queuedToStarted, webhookAnswer  simworld.Percentiles
+	lastDoneToEmpty, total          time.Duration
+	podsCreated, peakPods           int
+	githubCalls                     map[string]int
+	kubeWrites                      map[string]float64
+	histories                       simworld.HistoryStats
+	workerRSS, webhookRSS           int64
+	workerCPU, webhookCPU           time.Duration
+	violations, rejected, failedDlv int
+}
+
+func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResult, error) {
+	ns := fmt.Sprintf("bench-%d", n)
+	w, err := s.world(ctx, simworld.Config{Namespace: ns, RegisterDelay: time.Second, JobDuration: 5 * time.Second, Seed: uint64(n)})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = w.Stop() }()
+	if err := w.Apply(ctx, fmt.Sprintf(benchManifest, maxRunners)); err != nil {
+		return nil, err
+	}
+	if err := waitFor(ctx, time.Minute, "the autoscaler to start", func() bool {
+		out, err := s.stack.Kubectl(ctx, "get", "-n", ns, "hra", "bench", "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].status}`)
+		return err == nil && out == "True"
+	}); err != nil {
+		return nil, err
+	}
+	baseWrites, err := simworld.KubernetesWrites(ctx, w.WorkerMetricsURL)
+	if err != nil {
+		return nil, err
+	}
+	w.GitHub.ResetCalls()
+	cpuWorker, cpuWebhook := w.Worker.CPU(), w.Webhook.CPU()
+
+	r := &burstResult{jobs: n, maxRunners: maxRunners}
+	start := time.Now()
+	if err := (sim.Workload{Jobs: n, Repositories: []string{"bench-org/app"}, LabelSets: [][]string{{"self-hosted", "linux", "bench"}}}).Run(ctx, w.Queue); err != nil {
+		return nil, err
+	}
+	if err := waitFor(ctx, 30*time.Minute, "every job to complete", func() bool {
+		r.peakPods = max(r.peakPods, w.Runners.LivePods())
+		for _, j := range w.GitHub.Jobs() {
+			if j.Status != "completed" {
+				return false
+			}
+		}
+		return true
+	}); err != nil {
+		return nil, err
+	}
+	var lastDone time.Time
+	var waits []time.Duration
+	for _, j := range w.GitHub.Jobs() {
+		waits = append(waits, j.StartedAt.Sub(j.CreatedAt))
+		if j.CompletedAt.After(lastDone) {
+			lastDone = j.CompletedAt
+		}
+	}
+	if err := waitFor(ctx, 5*time.Minute, "the pool to empty", func() bool {
+		return w.Runners.LivePods() == 0 && len(w.GitHub.Runners()) == 0
+	}); err != nil {
+		return nil, err
+	}
+	r.lastDoneToEmpty, r.total = time.Since(lastDone), time.Since(start)
+	r.queuedToStarted = simworld.PercentilesOf(waits)
+
+	stats := w.Sender.Stats()
+	r.webhookAnswer = simworld.PercentilesOf(stats.Latencies)
+	r.rejected, r.failedDlv = stats.Rejected, stats.Failed
+	var accepted []time.Time
+	for _, at := range stats.QueuedAccepted {
+		accepted = append(accepted, at)
+	}
+	sort.Slice(accepted, func(i, j int) bool { return accepted[i].Before(accepted[j]) })
+	var toPod, toRunning []time.Duration
+	var created, ready []time.Time
+	for _, p := range w.Runners.PodTimes() {
+		if p.Created.After(start) {
+			created = append(created, p.Created)
+			if !p.Ready.IsZero() {
+				ready = append(ready, p.Ready)
+			}
+		}
+	}
+	sort.Slice(ready, func(i, j int) bool { return ready[i].Before(ready[j]) })
+	r.podsCreated = len(created)
+	// The k-th accepted queued delivery is paired with the k-th new pod: pods are
+	// not tied to jobs, and GitHub may give any job to any runner.
+	for i := range min(len(accepted), len(created)) {
+		toPod = append(toPod, created[i].Sub(accepted[i]))
+	}
+	for i := range min(len(accepted), len(ready)) {
+		toRunning = append(toRunning, ready[i].Sub(accepted[i]))
+	}
+	r.webhookToPod, r.webhookToRunning = simworld.PercentilesOf(toPod), simworld.PercentilesOf(toRunning)
+	r.githubCalls = w.GitHub.CallCounts()
+	writes, err := simworld.KubernetesWrites(ctx, w.WorkerMetricsURL)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range baseWrites {
+		writes[k] -= v
+	}
+	r.kubeWrites = writes
+	if r.histories, err = simworld.RunnerHistories(ctx, s.temporal, ns); err != nil {
+		return nil, err
+	}
+	r.workerRSS, r.webhookRSS = w.Worker.PeakRSS(), w.Webhook.PeakRSS()
+	r.workerCPU, r.webhookCPU = w.Worker.CPU()-cpuWorker, w.Webhook.CPU()-cpuWebhook
+	r.violations = len(w.Runners.Violations())
+
+	if out, err := s.stack.Kubectl(ctx, "delete", "-n", ns, "hra,rdeploy", "--all"); err != nil {
+		return nil, errors.Join(err, errors.New(out))
+	}
+	return r, waitFor(ctx, 2*time.Minute, "the pool to drain after delete", func() bool { return w.Runners.LivePods() == 0 })
+}
