@@ -11,7 +11,13 @@ import (
 // New builds the Temporal worker of arcflow's task queue, with every workflow and
 // the given activities registered.
 func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub) sdkworker.Worker {
-	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{})
+	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{
+		// A burst starts one runner workflow and activity per job at once. With
+		// Temporal's default of two pollers most tasks miss a waiting poller and
+		// take the slower backlog path; eight keep a burst of 100 on the fast path.
+		MaxConcurrentWorkflowTaskPollers: 8,
+		MaxConcurrentActivityTaskPollers: 8,
+	})
 	w.RegisterWorkflow(workflows.RunnerWorkflow)
 	w.RegisterWorkflow(workflows.PoolWorkflow)
 	w.RegisterWorkflow(workflows.AutoscalerWorkflow)
