@@ -10,8 +10,8 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
 )
 
 // Percentiles are the p50, p95 and p99 of a sample (nearest rank).
