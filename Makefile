@@ -20,7 +20,7 @@ tools: ## Build etcd, Kubernetes, kwok, the Temporal CLI and controller-gen (cac
 
 .PHONY: build
 build: ## Build the arcflow binaries into bin/.
-	go build -o bin/ ./cmd/...
+	go build -ldflags "-X main.version=$$(git describe --tags --always --dirty 2>/dev/null || echo dev)" -o bin/ ./cmd/...
 
 .PHONY: generate
 generate: tools ## Regenerate deepcopy code and the CRD YAML in deploy/crds with controller-gen.

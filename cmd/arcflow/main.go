@@ -1,6 +1,6 @@
 // Command arcflow is the arcflow CLI: `arcflow worker` runs the workflows and the
-// Kubernetes watchers. The webhook, dev, scale and status subcommands arrive with
-// their issues.
+// Kubernetes watchers, `arcflow webhook` the GitHub webhook server; `scale`,
+// `status` and `setup` talk to Temporal for a person.
 package main
 
 import (
@@ -12,27 +12,35 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = ""
 
+const usage = `usage: arcflow <command> [flags]
+
+commands:
+  worker    run the Temporal worker and the Kubernetes watchers
+  webhook   run the GitHub webhook server
+  scale     hold an autoscaler at N replicas for a while (force-scale)
+  status    a table of autoscalers, pools and runners, from their state queries
+  setup     register arcflow's search attributes in the Temporal namespace
+  version   print the version
+
+` + "`arcflow <command> --help`" + ` lists a command's flags.`
+
 func main() {
 	if len(os.Args) < 2 || os.Args[1] == "help" || os.Args[1] == "--help" || os.Args[1] == "-h" {
-		fmt.Println("usage: arcflow <command> [flags]\n\ncommands:\n  worker    run the Temporal worker and the Kubernetes watchers\n  webhook   run the GitHub webhook server\n  version   print the version\n\n`arcflow <command> --help` lists a command's flags.")
+		fmt.Println(usage)
 		return
 	}
-	switch os.Args[1] {
-	case "worker":
-		if err := runWorker(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "arcflow worker:", err)
-			os.Exit(1)
-		}
-	case "webhook":
-		if err := runWebhook(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "arcflow webhook:", err)
-			os.Exit(1)
-		}
-	case "version":
-		fmt.Println("arcflow", buildVersion())
-	default:
-		fmt.Fprintf(os.Stderr, "arcflow: unknown command %q (try arcflow help)\n", os.Args[1])
+	commands := map[string]func([]string) error{
+		"worker": runWorker, "webhook": runWebhook, "scale": runScale, "status": runStatus, "setup": runSetup,
+		"version": func([]string) error { fmt.Println("arcflow", buildVersion()); return nil },
+	}
+	run, ok := commands[os.Args[1]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "arcflow: unknown command %q\n\n%s\n", os.Args[1], usage)
 		os.Exit(2)
+	}
+	if err := run(os.Args[2:]); err != nil {
+		fmt.Fprintf(os.Stderr, "arcflow %s: %v\n", os.Args[1], err)
+		os.Exit(1)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/arcflow/arcflow/webhook"
@@ -23,8 +22,7 @@ func runWebhook(args []string) error {
 	insecure := fs.Bool("insecure-skip-signature-check", false, "accept unsigned deliveries (local tests only)")
 	maxBody := fs.Int64("max-body-bytes", 1<<20, "largest delivery accepted")
 	kubeconfig := fs.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig path; empty means in-cluster")
-	temporalAddr := fs.String("temporal-address", envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port (TEMPORAL_ADDRESS)")
-	temporalNS := fs.String("temporal-namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace (TEMPORAL_NAMESPACE)")
+	temporalFlags := addTemporalFlags(fs)
 	watchNS := fs.String("watch-namespace", "", "match HRAs of only this namespace (default: all)")
 	autoscaling := autoscalingFlags(fs)
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
@@ -41,7 +39,11 @@ func runWebhook(args []string) error {
 		return fmt.Errorf("kubernetes dynamic client: %w", err)
 	}
 	// Lazy: the server starts, and answers 503, while Temporal is unreachable.
-	tc, err := client.NewLazyClient(client.Options{HostPort: *temporalAddr, Namespace: *temporalNS, Logger: sdklog.NewStructuredLogger(log)})
+	topts, err := temporalFlags.options(log)
+	if err != nil {
+		return err
+	}
+	tc, err := client.NewLazyClient(topts)
 	if err != nil {
 		return fmt.Errorf("temporal client: %w", err)
 	}

@@ -9,8 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -26,8 +24,7 @@ import (
 func runWorker(args []string) error {
 	fs := flag.NewFlagSet("worker", flag.ExitOnError)
 	kubeconfig := fs.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig path; empty means in-cluster")
-	temporalAddr := fs.String("temporal-address", envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port (TEMPORAL_ADDRESS)")
-	temporalNS := fs.String("temporal-namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace (TEMPORAL_NAMESPACE)")
+	temporalFlags := addTemporalFlags(fs)
 	defaults := activities.DefaultPodDefaults()
 	fs.StringVar(&defaults.RunnerImage, "runner-image", defaults.RunnerImage, "default runner image")
 	fs.StringVar(&defaults.DockerImage, "docker-image", defaults.DockerImage, "docker sidecar image")
@@ -73,9 +70,9 @@ func runWorker(args []string) error {
 	if err != nil {
 		return fmt.Errorf("kubernetes dynamic client: %w", err)
 	}
-	tc, err := client.Dial(client.Options{HostPort: *temporalAddr, Namespace: *temporalNS, Logger: sdklog.NewStructuredLogger(log)})
+	tc, err := temporalFlags.dial(log)
 	if err != nil {
-		return fmt.Errorf("connect to Temporal at %s: %w", *temporalAddr, err)
+		return err
 	}
 	defer tc.Close()
 
@@ -92,7 +89,7 @@ func runWorker(args []string) error {
 		return fmt.Errorf("start Temporal worker: %w", err)
 	}
 	defer w.Stop()
-	log.Info("arcflow worker started", "temporal", *temporalAddr, "namespace", *temporalNS)
+	log.Info("arcflow worker started", "temporal", temporalFlags.address, "namespace", temporalFlags.namespace)
 
 	return worker.RunWhileLeader(ctx, kube, election, log, func(ctx context.Context) {
 		pods := worker.NewPodWatcher(kube, tc, *watchNS, log)

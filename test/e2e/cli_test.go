@@ -1,0 +1,68 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/arcflow/arcflow/internal/simworld"
+)
+
+// arcflowCLI runs an arcflow command against the stack's Temporal, as a user would.
+func arcflowCLI(t *testing.T, args ...string) (string, error) {
+	cmd := exec.Command(arcflowBinary(t), args...)
+	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+stack.TemporalAddress)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func TestCLIScaleStatusAndSetup(t *testing.T) {
+	const ns = "cli"
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	w, err := simworld.Start(ctx, simworld.Config{
+		Stack: stack, RepoRoot: repoRoot(t), Namespace: ns, Dir: t.TempDir(), Binary: arcflowBinary(t), RegisterDelay: 100 * time.Millisecond,
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_, _ = stack.Kubectl(context.Background(), "delete", "-n", ns, "hra,rdeploy", "--all", "--wait=false")
+		require.Eventually(t, func() bool { return len(runnerPods(t, w)) == 0 }, 90*time.Second, 200*time.Millisecond)
+		require.NoError(t, w.Stop())
+	})
+	require.NoError(t, w.Apply(ctx, fullPathRunnerDeployment))
+
+	out, err := arcflowCLI(t, "setup")
+	require.NoError(t, err, out)
+	for _, name := range []string{"ArcflowKind", "ArcflowPool", "ArcflowScope", "ArcflowRunnerName", "ArcflowRunnerState"} {
+		require.Regexp(t, name+` +Keyword +present`, out, "the dev server has them already; setup is idempotent")
+	}
+
+	out, err = arcflowCLI(t, "scale", "-n", ns, "app", "--replicas", "-1")
+	require.Error(t, err)
+	require.Contains(t, out, "--replicas is required and must not be negative")
+	out, err = arcflowCLI(t, "scale", "-n", ns, "nope", "--replicas", "2")
+	require.Error(t, err)
+	require.Contains(t, out, "hra/cli/nope")
+
+	require.Eventually(t, func() bool {
+		out, err = arcflowCLI(t, "scale", "-n", ns, "app", "--replicas", "2", "--duration", "10m")
+		return err == nil
+	}, 60*time.Second, 500*time.Millisecond, "the autoscaler workflow exists: %s", out)
+	require.Contains(t, out, "hra/cli/app: holding 2 replicas for 10m0s")
+	require.Eventually(t, func() bool {
+		return len(runnerPods(t, w)) == 2 && len(w.GitHub.Runners()) == 2
+	}, 60*time.Second, 200*time.Millisecond, "two runners for the forced count")
+
+	require.Eventually(t, func() bool {
+		out, err = arcflowCLI(t, "status", "-n", ns)
+		return err == nil && strings.Contains(out, "Idle 2")
+	}, 30*time.Second, 500*time.Millisecond, "status shows both runners idle: %s", out)
+	t.Logf("arcflow status:\n%s", out)
+	require.Regexp(t, `hra +cli/app +2 .*forced to 2`, out)
+	require.Regexp(t, `runnerdeployment +cli/app +2 +2 +Idle 2 +pool/cli/runnerdeployment/app`, out)
+}
