@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/prometheus/common/expfmt"
@@ -96,6 +95,8 @@ type HistoryStats struct {
 }
 
 // RunnerHistories measures the history of every runner workflow of a namespace.
+// It describes each execution: the visibility listing's history length lags
+// behind for workflows that just closed.
 func RunnerHistories(ctx context.Context, tc client.Client, namespace string) (HistoryStats, error) {
 	var stats HistoryStats
 	var total int64
@@ -109,12 +110,14 @@ func RunnerHistories(ctx context.Context, tc client.Client, namespace string) (H
 			return stats, fmt.Errorf("list runner workflows: %w", err)
 		}
 		for _, e := range resp.GetExecutions() {
-			if !strings.HasPrefix(e.GetExecution().GetWorkflowId(), "runner/"+namespace+"/") {
-				continue
+			d, err := tc.DescribeWorkflowExecution(ctx, e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId())
+			if err != nil {
+				return stats, fmt.Errorf("describe %s: %w", e.GetExecution().GetWorkflowId(), err)
 			}
+			length := d.GetWorkflowExecutionInfo().GetHistoryLength()
 			stats.Executions++
-			total += e.GetHistoryLength()
-			stats.Max = max(stats.Max, e.GetHistoryLength())
+			total += length
+			stats.Max = max(stats.Max, length)
 		}
 		if token = resp.GetNextPageToken(); len(token) == 0 {
 			break
