@@ -14,7 +14,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/api/v1alpha1" "$tmp/deploy/crds"
 bash scripts/generate.sh "$tmp"
 if ! diff -q "$tmp/api/v1alpha1/zz_generated.deepcopy.go" api/v1alpha1/zz_generated.deepcopy.go >/dev/null \
-	|| ! diff -rq "$tmp/deploy/crds" deploy/crds >/dev/null; then
+	|| ! diff -rq -x kustomization.yaml "$tmp/deploy/crds" deploy/crds >/dev/null; then
 	echo "generated files are stale: run make generate" >&2; exit 1
 fi
 echo "lint: ok"
