@@ -8,3 +8,9 @@ cg="$root/.tools/bin/controller-gen"
 cd "$root"
 "$cg" object paths=./api/... output:object:dir="$out/api/v1alpha1"
 "$cg" crd:generateEmbeddedObjectMeta=true,maxDescLen=0 paths=./api/... output:crd:artifacts:config="$out/deploy/crds"
+# The Helm chart and the kustomize base carry the same CRDs (kustomize may not
+# read files outside its directory; Helm installs crds/ before the templates).
+if [ "$out" = "$root" ]; then
+	cp deploy/crds/actions.summerwind.dev_*.yaml deploy/helm/arcflow/crds/
+	cp deploy/crds/actions.summerwind.dev_*.yaml deploy/kustomize/base/crds/
+fi

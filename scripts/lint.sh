@@ -14,7 +14,12 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/api/v1alpha1" "$tmp/deploy/crds"
 bash scripts/generate.sh "$tmp"
 if ! diff -q "$tmp/api/v1alpha1/zz_generated.deepcopy.go" api/v1alpha1/zz_generated.deepcopy.go >/dev/null \
-	|| ! diff -rq -x kustomization.yaml "$tmp/deploy/crds" deploy/crds >/dev/null; then
+	|| ! diff -rq "$tmp/deploy/crds" deploy/crds >/dev/null; then
 	echo "generated files are stale: run make generate" >&2; exit 1
 fi
+for copy in deploy/helm/arcflow/crds deploy/kustomize/base/crds; do
+	if ! diff -rq deploy/crds "$copy" >/dev/null; then
+		echo "$copy differs from deploy/crds: run make generate" >&2; exit 1
+	fi
+done
 echo "lint: ok"

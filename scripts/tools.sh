@@ -14,6 +14,7 @@ mkdir -p "$cache" "$bin"
 KUBE_VERSION=v1.36.3
 TEMPORAL_CLI_VERSION=v1.5.1
 CONTROLLER_GEN_VERSION=v0.20.1
+HELM_VERSION=v3.22.0
 
 log() { printf '[tools] %s\n' "$*" >&2; }
 
@@ -77,10 +78,12 @@ case "$want" in
 kube) kube_tools ;;
 temporal) go_install temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_CLI_VERSION" ;;
 controller-gen) go_install controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen "$CONTROLLER_GEN_VERSION" ;;
+helm) go_install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" ;;
 all)
 	kube_tools
 	go_install temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_CLI_VERSION"
 	go_install controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen "$CONTROLLER_GEN_VERSION"
+	go_install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION"
 	;;
-*) echo "usage: $0 [all|kube|temporal|controller-gen]" >&2; exit 2 ;;
+*) echo "usage: $0 [all|kube|temporal|controller-gen|helm]" >&2; exit 2 ;;
 esac
