@@ -73,17 +73,39 @@ go_install() {
 	link "$name" "$dir"
 }
 
+# chromium: Debian's package, for the test that opens the Temporal Web UI. It is
+# the one tool not built from source; apt caches it system-wide.
+chromium() {
+	local path
+	if ! path=$(command -v chromium); then
+		if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+			log "chromium is missing: install Debian's chromium package (apt-get install chromium)"
+			return 1
+		fi
+		log "installing Debian's chromium package"
+		apt-get update -qq >/dev/null
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+		path=$(command -v chromium)
+	fi
+	ln -sfn "$path" "$bin/chromium"
+}
+
 want=${1:-all}
 case "$want" in
 kube) kube_tools ;;
 temporal) go_install temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_CLI_VERSION" ;;
 controller-gen) go_install controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen "$CONTROLLER_GEN_VERSION" ;;
 helm) go_install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" ;;
+chromium) chromium ;;
 all)
+	# apt downloads while Go compiles.
+	chromium > "$cache/chromium-install.log" 2>&1 &
+	apt_pid=$!
 	kube_tools
 	go_install temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_CLI_VERSION"
 	go_install controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen "$CONTROLLER_GEN_VERSION"
 	go_install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION"
+	if ! wait "$apt_pid"; then cat "$cache/chromium-install.log" >&2; exit 1; fi
 	;;
-*) echo "usage: $0 [all|kube|temporal|controller-gen|helm]" >&2; exit 2 ;;
+*) echo "usage: $0 [all|kube|temporal|controller-gen|helm|chromium]" >&2; exit 2 ;;
 esac

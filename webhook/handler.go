@@ -79,6 +79,9 @@ func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply r
 	_ = json.Unmarshal(body, &extra) // go-github's event type has no enterprise slug
 	job := ev.WorkflowJob
 	action := ev.GetAction()
+	if action == "in_progress" && job.StartedAt != nil && job.CreatedAt != nil {
+		s.metrics.startup.Observe(job.GetStartedAt().Sub(job.GetCreatedAt().Time).Seconds())
+	}
 	switch {
 	case action != "queued" && action != "completed":
 		return reply(http.StatusOK, "ignored", "ignored: action "+action)
@@ -106,7 +109,7 @@ func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply r
 	defer cancel()
 	start := time.Now()
 	_, err = s.temporal.SignalWithStartWorkflow(ctx, id, workflows.SignalJob, signal, client.StartWorkflowOptions{
-		ID: id, TaskQueue: workflows.TaskQueue,
+		ID: id, TaskQueue: workflows.TaskQueue, Memo: workflows.AutoscalerMemo(match.HRA.Namespace, match.HRA.Name, spec.TargetKind, spec.TargetName),
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			workflows.SearchAttrKind.ValueSet("autoscaler"),
 			workflows.SearchAttrPool.ValueSet(match.HRA.Namespace+"/"+match.Target.Name),

@@ -87,6 +87,7 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 type metrics struct {
 	deliveries *prometheus.CounterVec
 	signal     prometheus.Histogram
+	startup    prometheus.Histogram
 }
 
 func newMetrics(reg *prometheus.Registry) *metrics {
@@ -99,6 +100,10 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14),
 		}),
 	}
-	reg.MustRegister(m.deliveries, m.signal)
+	m.startup = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "arcflow_job_startup_duration_seconds", Help: "Time from a workflow job queued to a runner starting it, from in_progress deliveries.",
+		Buckets: prometheus.ExponentialBuckets(0.25, 2, 14),
+	})
+	reg.MustRegister(m.deliveries, m.signal, m.startup)
 	return m
 }

@@ -41,7 +41,7 @@ func (w *ResourceWatcher) upsertHRA(ctx context.Context, u *unstructured.Unstruc
 func (w *ResourceWatcher) signalAutoscaler(ctx context.Context, hra *v1alpha1.HorizontalRunnerAutoscaler, spec workflows.AutoscalerSpec) error {
 	id := workflows.AutoscalerWorkflowID(hra.Namespace, hra.Name)
 	_, err := w.Temporal.SignalWithStartWorkflow(ctx, id, workflows.SignalSpec, spec, client.StartWorkflowOptions{
-		ID: id, TaskQueue: workflows.TaskQueue,
+		ID: id, TaskQueue: workflows.TaskQueue, Memo: workflows.AutoscalerMemo(hra.Namespace, hra.Name, spec.TargetKind, spec.TargetName),
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			workflows.SearchAttrKind.ValueSet("autoscaler"),
 			workflows.SearchAttrPool.ValueSet(hra.Namespace+"/"+spec.TargetName),

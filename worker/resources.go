@@ -38,6 +38,8 @@ type ResourceWatcher struct {
 	Namespace   string // empty: all namespaces
 	Autoscaling AutoscalerOptions
 	Log         *slog.Logger
+	// Metrics, when set, exports ARC's per-resource gauges from the caches.
+	Metrics *ResourceMetrics
 
 	hras, rds, rss cache.GenericLister
 }
@@ -57,6 +59,8 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 	w.hras = factory.ForResource(v1alpha1.HorizontalRunnerAutoscalerResource).Lister()
 	w.rds = factory.ForResource(v1alpha1.RunnerDeploymentResource).Lister()
 	w.rss = factory.ForResource(v1alpha1.RunnerSetResource).Lister()
+	w.Metrics.use(w.hras, w.rds, w.rss)
+	defer w.Metrics.use(nil, nil, nil)
 	for _, kindName := range []string{v1alpha1.KindRunnerDeployment, v1alpha1.KindRunnerSet, kindHRA} {
 		informer := factory.ForResource(resourceOf[kindName]).Informer()
 		_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -105,7 +109,7 @@ func (w *ResourceWatcher) upsert(ctx context.Context, kind string, obj any) {
 	spec.RegistrationOnly = u.GetAnnotations()[v1alpha1.RegistrationOnlyAnnotation] == "true"
 	id := workflows.PoolWorkflowID(u.GetNamespace(), kind, u.GetName())
 	_, err := w.Temporal.SignalWithStartWorkflow(ctx, id, workflows.SignalSpec, spec, client.StartWorkflowOptions{
-		ID: id, TaskQueue: workflows.TaskQueue,
+		ID: id, TaskQueue: workflows.TaskQueue, Memo: workflows.PoolMemo(u.GetNamespace(), kind, u.GetName(), spec.Scope.String()),
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			workflows.SearchAttrKind.ValueSet("pool"),
 			workflows.SearchAttrPool.ValueSet(u.GetNamespace()+"/"+u.GetName()),

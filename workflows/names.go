@@ -63,3 +63,21 @@ func SearchAttributeTypes() map[string]string {
 	}
 	return types
 }
+
+// Memos are shown on a workflow's page in the Temporal Web UI, so a person sees
+// which Kubernetes object a workflow stands for without decoding its input.
+
+// AutoscalerMemo describes an autoscaler workflow.
+func AutoscalerMemo(namespace, name, targetKind, targetName string) map[string]any {
+	return map[string]any{"hra": namespace + "/" + name, "target": targetKind + "/" + targetName}
+}
+
+// PoolMemo describes a pool workflow.
+func PoolMemo(namespace, kind, name, scope string) map[string]any {
+	return map[string]any{"resource": kind + " " + namespace + "/" + name, "scope": scope}
+}
+
+// RunnerMemo describes a runner workflow.
+func RunnerMemo(namespace, pod, kind, pool, scope string) map[string]any {
+	return map[string]any{"pod": namespace + "/" + pod, "pool": kind + " " + namespace + "/" + pool, "scope": scope}
+}

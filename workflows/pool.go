@@ -240,6 +240,7 @@ func (p *poolRun) startRunner(ctx workflow.Context, name string, registrationOnl
 		WorkflowID:        RunnerWorkflowID(spec.Namespace, name),
 		TaskQueue:         TaskQueue,
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
+		Memo:              RunnerMemo(spec.Namespace, name, spec.Kind, spec.Name, spec.Scope.String()),
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			SearchAttrKind.ValueSet("runner"),
 			SearchAttrPool.ValueSet(spec.Namespace+"/"+spec.Name),

@@ -57,7 +57,7 @@ func runBench(ctx context.Context, args []string) error {
 		fmt.Print(table)
 		report.WriteString(table)
 	}
-	return writeReport(filepath.Join(s.dir, "results.md"), report.String())
+	return writeReport(filepath.Join(s.dir, "results.md"), "benchmark", report.String())
 }
 
 const benchManifest = `apiVersion: actions.summerwind.dev/v1alpha1

@@ -119,9 +119,9 @@ func benchWebhook(ctx context.Context, s *session, deliveries int) (string, erro
 	return b.String(), nil
 }
 
-func writeReport(path, body string) error {
-	header := fmt.Sprintf("# arcflow benchmark, %s\n\nMachine: %s. Every figure is measured on this run; ARC's are from DESIGN.md.\n",
-		time.Now().UTC().Format(time.RFC3339), machine())
+func writeReport(path, title, body string) error {
+	header := fmt.Sprintf("# arcflow %s, %s\n\nMachine: %s. Every figure is measured on this run; ARC's are from DESIGN.md.\n",
+		title, time.Now().UTC().Format(time.RFC3339), machine())
 	if err := os.WriteFile(path, []byte(header+body), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

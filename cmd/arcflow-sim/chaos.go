@@ -153,7 +153,7 @@ func runChaos(ctx context.Context, args []string) error {
 	fmt.Fprintf(&b, "| runner pods created per job | %.2f |\n", float64(len(w.Runners.PodTimes()))/float64(*jobs))
 	fmt.Fprintf(&b, "| all jobs done after / drained after | %s / %s |\n", allDone.Round(time.Second), drained.Round(time.Second))
 	fmt.Print(b.String())
-	if err := writeReport(filepath.Join(s.dir, "results.md"), b.String()); err != nil {
+	if err := writeReport(filepath.Join(s.dir, "results.md"), "chaos run", b.String()); err != nil {
 		return err
 	}
 	if !pass {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/arcflow/arcflow/webhook"
+	"github.com/arcflow/arcflow/worker"
 )
 
 // runWebhook is `arcflow webhook`: the GitHub webhook server.
@@ -39,10 +40,12 @@ func runWebhook(args []string) error {
 		return fmt.Errorf("kubernetes dynamic client: %w", err)
 	}
 	// Lazy: the server starts, and answers 503, while Temporal is unreachable.
+	reg := newRegistry()
 	topts, err := temporalFlags.options(log)
 	if err != nil {
 		return err
 	}
+	topts.MetricsHandler = worker.NewTemporalMetrics(reg)
 	tc, err := client.NewLazyClient(topts)
 	if err != nil {
 		return fmt.Errorf("temporal client: %w", err)
@@ -55,7 +58,6 @@ func runWebhook(args []string) error {
 	if err := index.Start(ctx); err != nil {
 		return err
 	}
-	reg := newRegistry()
 	srv, err := webhook.New(webhook.Config{
 		Secret: []byte(*secret), Insecure: *insecure, MaxBodyBytes: *maxBody, Autoscaling: *autoscaling,
 	}, index, tc, reg, log)

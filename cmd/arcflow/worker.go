@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"go.temporal.io/sdk/client"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -70,11 +71,17 @@ func runWorker(args []string) error {
 	if err != nil {
 		return fmt.Errorf("kubernetes dynamic client: %w", err)
 	}
-	tc, err := temporalFlags.dial(log)
+	topts, err := temporalFlags.options(log)
 	if err != nil {
 		return err
 	}
+	topts.MetricsHandler = worker.NewTemporalMetrics(reg)
+	tc, err := client.Dial(topts)
+	if err != nil {
+		return fmt.Errorf("connect to Temporal at %s: %w", temporalFlags.address, err)
+	}
 	defer tc.Close()
+	resourceMetrics := worker.NewResourceMetrics(reg)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -93,7 +100,7 @@ func runWorker(args []string) error {
 
 	return worker.RunWhileLeader(ctx, kube, election, log, func(ctx context.Context) {
 		pods := worker.NewPodWatcher(kube, tc, *watchNS, log)
-		resources := &worker.ResourceWatcher{Kube: kube, Dynamic: dyn, Temporal: tc, RunnerURL: gh.RunnerURL(), Namespace: *watchNS, Autoscaling: *autoscaling, Log: log}
+		resources := &worker.ResourceWatcher{Kube: kube, Dynamic: dyn, Temporal: tc, RunnerURL: gh.RunnerURL(), Namespace: *watchNS, Autoscaling: *autoscaling, Log: log, Metrics: resourceMetrics}
 		errs := make(chan error, 2)
 		go func() { errs <- pods.Run(ctx, 4) }()
 		go func() { errs <- resources.Run(ctx) }()

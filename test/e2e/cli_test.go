@@ -65,4 +65,19 @@ func TestCLIScaleStatusAndSetup(t *testing.T) {
 	t.Logf("arcflow status:\n%s", out)
 	require.Regexp(t, `hra +cli/app +2 .*forced to 2`, out)
 	require.Regexp(t, `runnerdeployment +cli/app +2 +2 +Idle 2 +pool/cli/runnerdeployment/app`, out)
+
+	// The README's query command, and the memos a person sees in the Web UI.
+	out, err = stack.Temporal(ctx, "workflow", "query", "--workflow-id", "hra/cli/app", "--name", "state")
+	require.NoError(t, err, out)
+	require.Contains(t, out, `"Desired":2,"Force":{"duration":"10m0s","replicas":2`)
+	pods := runnerPods(t, w)
+	for id, want := range map[string]string{
+		"hra/cli/app":                   `"target": "RunnerDeployment/app"`,
+		"pool/cli/runnerdeployment/app": `"resource": "RunnerDeployment cli/app"`,
+		"runner/cli/" + pods[0]:         `"pod": "cli/` + pods[0] + `"`,
+	} {
+		out, err = stack.Temporal(ctx, "workflow", "describe", "--workflow-id", id, "--output", "json")
+		require.NoError(t, err, out)
+		require.Contains(t, out, want, id)
+	}
 }

@@ -3,7 +3,9 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"testing"
 	"time"
@@ -176,6 +178,32 @@ func runFullPath(t *testing.T, ns, manifest, hra string) {
 	stats := w.Sender.Stats()
 	require.Zero(t, stats.Rejected+stats.Failed, "every delivery accepted")
 	require.Equal(t, 3*jobs, stats.Accepted, "queued, in_progress and completed for each job")
+
+	// Both processes serve ARC's metric names and arcflow's own on /metrics.
+	workerMetrics := scrape(t, w.WorkerMetricsURL)
+	for _, name := range []string{
+		`horizontalrunnerautoscaler_spec_max_replicas{horizontalrunnerautoscaler="` + hra + `",namespace="` + ns + `"} 4`,
+		`horizontalrunnerautoscaler_status_desired_replicas{`, `github_rate_limit{`, `github_rate_limit_remaining{`,
+		`arcflow_github_calls_total{`, `arcflow_kubernetes_requests_total{`, `temporal_workflow_task_execution_latency_seconds_bucket{`,
+	} {
+		require.Contains(t, workerMetrics, name)
+	}
+	webhookMetrics := scrape(t, w.WebhookMetricsURL)
+	for _, name := range []string{
+		`arcflow_webhook_deliveries_total{event="workflow_job",result="accepted"} ` + fmt.Sprint(2*jobs),
+		`arcflow_job_startup_duration_seconds_count ` + fmt.Sprint(jobs), `temporal_request{`,
+	} {
+		require.Contains(t, webhookMetrics, name)
+	}
+}
+
+func scrape(t *testing.T, url string) string {
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return string(body)
 }
 
 func runnerPods(t *testing.T, w *simworld.World) []string {

@@ -22,7 +22,7 @@ var stack *teststack.Stack
 
 func TestMain(m *testing.M) {
 	os.Exit(teststack.Run(m, teststack.Options{
-		Kubernetes: true, Temporal: true, SearchAttributes: workflows.SearchAttributeTypes(),
+		Kubernetes: true, Temporal: true, TemporalUI: true, SearchAttributes: workflows.SearchAttributeTypes(),
 	}, &stack))
 }
 

@@ -1,0 +1,82 @@
+package worker
+
+import (
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
+)
+
+// ResourceMetrics exports ARC's per-resource gauges, read from the resource
+// watcher's caches at scrape time. Like ARC's, they come from the leader only.
+type ResourceMetrics struct {
+	mu             sync.Mutex
+	hras, rds, rss cache.GenericLister
+}
+
+var (
+	hraMinDesc     = prometheus.NewDesc("horizontalrunnerautoscaler_spec_min_replicas", "minReplicas of a HorizontalRunnerAutoscaler.", []string{"horizontalrunnerautoscaler", "namespace"}, nil)
+	hraMaxDesc     = prometheus.NewDesc("horizontalrunnerautoscaler_spec_max_replicas", "maxReplicas of a HorizontalRunnerAutoscaler.", []string{"horizontalrunnerautoscaler", "namespace"}, nil)
+	hraDesiredDesc = prometheus.NewDesc("horizontalrunnerautoscaler_status_desired_replicas", "status.desiredReplicas of a HorizontalRunnerAutoscaler.", []string{"horizontalrunnerautoscaler", "namespace"}, nil)
+	rdReplicasDesc = prometheus.NewDesc("runnerdeployment_spec_replicas", "spec.replicas of a RunnerDeployment.", []string{"runnerdeployment", "namespace"}, nil)
+	rsReplicasDesc = prometheus.NewDesc("runnerset_spec_replicas", "spec.replicas of a RunnerSet (ARC defines it but never exports it).", []string{"runnerset", "namespace"}, nil)
+)
+
+// NewResourceMetrics registers the collector with reg.
+func NewResourceMetrics(reg prometheus.Registerer) *ResourceMetrics {
+	m := &ResourceMetrics{}
+	reg.MustRegister(m)
+	return m
+}
+
+// use points the collector at the watcher's listers (nil when it stops leading).
+func (m *ResourceMetrics) use(hras, rds, rss cache.GenericLister) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.hras, m.rds, m.rss = hras, rds, rss
+}
+
+// Describe implements prometheus.Collector.
+func (m *ResourceMetrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{hraMinDesc, hraMaxDesc, hraDesiredDesc, rdReplicasDesc, rsReplicasDesc} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (m *ResourceMetrics) Collect(ch chan<- prometheus.Metric) {
+	m.mu.Lock()
+	hras, rds, rss := m.hras, m.rds, m.rss
+	m.mu.Unlock()
+	each := func(l cache.GenericLister, f func(u *unstructured.Unstructured)) {
+		if l == nil {
+			return
+		}
+		objs, err := l.List(labels.Everything())
+		if err != nil {
+			return
+		}
+		for _, o := range objs {
+			if u, ok := o.(*unstructured.Unstructured); ok {
+				f(u)
+			}
+		}
+	}
+	gauge := func(d *prometheus.Desc, u *unstructured.Unstructured, path ...string) {
+		if v, found, err := unstructured.NestedInt64(u.Object, path...); err == nil && found {
+			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v), u.GetName(), u.GetNamespace())
+		}
+	}
+	each(hras, func(u *unstructured.Unstructured) {
+		gauge(hraMinDesc, u, "spec", "minReplicas")
+		gauge(hraMaxDesc, u, "spec", "maxReplicas")
+		gauge(hraDesiredDesc, u, "status", "desiredReplicas")
+	})
+	each(rds, func(u *unstructured.Unstructured) { gauge(rdReplicasDesc, u, "spec", "replicas") })
+	each(rss, func(u *unstructured.Unstructured) { gauge(rsReplicasDesc, u, "spec", "replicas") })
+}
