@@ -75,9 +75,9 @@ go_install() {
 
 # chromium: Debian's package, for the test that opens the Temporal Web UI. It is
 # the one tool not built from source; apt caches it system-wide.
-chromium() {
+browser() {
 	local path
-	if ! path=$(command -v chromium); then
+	if ! path=$(type -P chromium); then
 		if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
 			log "chromium is missing: install Debian's chromium package (apt-get install chromium)"
 			return 1
@@ -85,7 +85,7 @@ chromium() {
 		log "installing Debian's chromium package"
 		apt-get update -qq >/dev/null
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
-		path=$(command -v chromium)
+		path=$(type -P chromium)
 	fi
 	ln -sfn "$path" "$bin/chromium"
 }
@@ -96,10 +96,10 @@ kube) kube_tools ;;
 temporal) go_install temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_CLI_VERSION" ;;
 controller-gen) go_install controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen "$CONTROLLER_GEN_VERSION" ;;
 helm) go_install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" ;;
-chromium) chromium ;;
+chromium) browser ;;
 all)
 	# apt downloads while Go compiles.
-	chromium > "$cache/chromium-install.log" 2>&1 &
+	browser > "$cache/chromium-install.log" 2>&1 &
 	apt_pid=$!
 	kube_tools
 	go_install temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_CLI_VERSION"
