@@ -112,10 +112,7 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResul
 	if err := w.Apply(ctx, fmt.Sprintf(benchManifest, maxRunners)); err != nil {
 		return nil, err
 	}
-	if err := waitFor(ctx, time.Minute, "the autoscaler to start", func() bool {
-		out, err := s.stack.Kubectl(ctx, "get", "-n", ns, "hra", "bench", "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].status}`)
-		return err == nil && out == "True"
-	}); err != nil {
+	if err := s.waitAccepted(ctx, ns, "bench"); err != nil {
 		return nil, err
 	}
 	baseWrites, err := simworld.KubernetesWrites(ctx, w.WorkerMetricsURL)

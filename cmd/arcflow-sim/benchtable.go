@@ -84,10 +84,7 @@ func benchWebhook(ctx context.Context, s *session, deliveries int) (string, erro
 	if err := w.Apply(ctx, fmt.Sprintf(strings.Replace(benchManifest, "bench-org/app", "load-org/app", 1), 1)); err != nil {
 		return "", err
 	}
-	if err := waitFor(ctx, time.Minute, "the autoscaler to start", func() bool {
-		out, err := s.stack.Kubectl(ctx, "get", "-n", ns, "hra", "bench", "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].status}`)
-		return err == nil && out == "True"
-	}); err != nil {
+	if err := s.waitAccepted(ctx, ns, "bench"); err != nil {
 		return "", err
 	}
 	sender := w.Sender

@@ -76,10 +76,7 @@ func runChaos(ctx context.Context, args []string) error {
 	if err := w.Apply(ctx, fmt.Sprintf(chaosManifest, *maxRunners)); err != nil {
 		return err
 	}
-	if err := waitFor(ctx, time.Minute, "the autoscaler to start", func() bool {
-		out, err := s.stack.Kubectl(ctx, "get", "-n", ns, "hra", "chaos", "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].status}`)
-		return err == nil && out == "True"
-	}); err != nil {
+	if err := s.waitAccepted(ctx, ns, "chaos"); err != nil {
 		return err
 	}
 
