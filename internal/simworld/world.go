@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -102,7 +101,7 @@ func Start(ctx context.Context, cfg Config) (*World, error) {
 	}
 	go func() { defer close(w.done); _ = w.Runners.Run(runCtx) }()
 
-	ports, err := freePorts(3)
+	ports, err := teststack.FreePorts(3)
 	if err != nil {
 		return nil, errors.Join(err, w.Stop())
 	}
@@ -209,19 +208,6 @@ func BuildArcflow(ctx context.Context, repoRoot, dir string) (string, error) {
 		return "", fmt.Errorf("build arcflow: %w: %s", err, out)
 	}
 	return bin, nil
-}
-
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("free port: %w", err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // Namespace is the world's namespace.

@@ -42,7 +42,7 @@ func (s *Stack) startKubernetes(ctx context.Context, tools string) error {
 		}
 		bins[name] = path
 	}
-	ports, err := freePorts(6)
+	ports, err := FreePorts(6)
 	if err != nil {
 		return err
 	}

@@ -5,9 +5,9 @@ import (
 	"net"
 )
 
-// freePorts reserves n distinct free TCP ports on 127.0.0.1. The listeners are held
+// FreePorts reserves n distinct free TCP ports on 127.0.0.1. The listeners are held
 // until all ports are chosen, so the same port is never handed out twice.
-func freePorts(n int) ([]int, error) {
+func FreePorts(n int) ([]int, error) {
 	listeners := make([]net.Listener, 0, n)
 	defer func() {
 		for _, l := range listeners {

@@ -17,7 +17,7 @@ func (s *Stack) startTemporal(ctx context.Context, tools string, opts Options) e
 	if err != nil {
 		return err
 	}
-	ports, err := freePorts(4)
+	ports, err := FreePorts(4)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/arcflow/arcflow/internal/teststack"
 	"github.com/arcflow/arcflow/workflows"
 )
 
@@ -64,10 +64,9 @@ func (d delivery) send(t *testing.T, url string) (int, string) {
 }
 
 func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ports, err := teststack.FreePorts(1)
 	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return ports[0]
 }
 
 // startWebhook runs `arcflow webhook` for the world's namespace and waits until it serves.
