@@ -164,7 +164,7 @@ func (a *autoscalerRun) sendScale(ctx workflow.Context, out DesiredOutput) bool 
 		req.Demand = &out.Demand
 	}
 	if s.Force != nil && s.Force.Since.After(req.EffectiveTime) {
-		req.EffectiveTime = s.Force.Since // a forced count is wanted now, not after the recreation delay
+		req.EffectiveTime = s.Force.Since // a newer effective time makes the request go out now
 	}
 	if s.Sent != nil && s.Sent.Replicas == req.Replicas && s.Sent.demand() == req.demand() && !req.EffectiveTime.After(s.Sent.EffectiveTime) {
 		return true

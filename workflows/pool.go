@@ -119,10 +119,8 @@ func (p *poolRun) view(ctx workflow.Context, busy map[string]bool) PoolView {
 			v.Runners = append(v.Runners, r)
 		}
 	}
-	if s.Scale != nil {
-		if s.Spec.Ephemeral && s.LastJobFinished.After(s.ScaleReceived) {
-			v.ReplaceNotBefore = s.LastJobFinished.Add(CompletionGrace)
-		}
+	if s.Scale != nil && s.Spec.Ephemeral && s.LastJobFinished.After(s.ScaleReceived) {
+		v.ReplaceNotBefore = s.LastJobFinished.Add(CompletionGrace)
 	}
 	return v
 }
@@ -207,7 +205,6 @@ func (p *poolRun) apply(ctx workflow.Context, plan PoolPlan) error {
 		p.starting = append(p.starting, pendingStart{name: name, started: p.startRunner(ctx, name, false)})
 		p.state.Runners = append(p.state.Runners, PoolRunner{Name: name, TemplateHash: p.state.Spec.TemplateHash, Created: workflow.Now(ctx)})
 	}
-	p.state.LastCreated = workflow.Now(ctx)
 	p.events = append(p.events, fmt.Sprintf("ScalingUp: created %d runner(s)", plan.Create))
 	return nil
 }

@@ -29,7 +29,10 @@ type PoolSpec struct {
 }
 
 // ScaleRequest is the autoscaler's scale signal: replicas and the effective time of
-// the reservations behind them.
+// the reservations behind them. A newer effective time (a job queued, or one that
+// waited beyond maxReplicas getting its slot) sends the signal even when the counts
+// are unchanged, so the pool learns that the autoscaler has counted finished jobs
+// (see CompletionGrace).
 type ScaleRequest struct {
 	Replicas      int       `json:"replicas"`
 	EffectiveTime time.Time `json:"effectiveTime,omitempty"`
@@ -64,8 +67,6 @@ type PoolState struct {
 	// Scale is the autoscaler's last request; when set, it wins over Spec.Replicas.
 	Scale   *ScaleRequest `json:",omitempty"`
 	Runners []PoolRunner
-	// LastCreated is the last time a runner was created (ARC's sync-time).
-	LastCreated time.Time
 	// TimeoutStreak counts runners in a row that failed to register; it backs off
 	// creation so a broken image does not create pods in a tight loop.
 	TimeoutStreak   int       `json:",omitempty"`
