@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/arcflow/arcflow/workflows"
@@ -23,7 +24,7 @@ func runScale(args []string) error {
 	replicas := fs.Int("replicas", -1, "desired replicas to hold (required)")
 	duration := fs.Duration("duration", 30*time.Minute, "how long to hold them")
 	temporalFlags := addTemporalFlags(fs)
-	_ = fs.Parse(reorderFlags(args))
+	_ = fs.Parse(reorderFlags(fs, args))
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return errors.New("name exactly one HorizontalRunnerAutoscaler")
@@ -51,18 +52,18 @@ func runScale(args []string) error {
 }
 
 // reorderFlags moves positional arguments after the flags, so both
-// `scale app --replicas 3` and `scale --replicas 3 app` work.
-func reorderFlags(args []string) []string {
+// `scale app --replicas 3` and `scale --replicas 3 app` work. A flag takes the next
+// argument as its value unless it is written name=value or is a boolean flag of fs.
+func reorderFlags(fs *flag.FlagSet, args []string) []string {
 	var flags, positional []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
-			positional = append(positional, args[i+1:]...)
-			i = len(args)
+			return append(append(flags, positional...), args[i+1:]...)
 		case len(a) > 1 && a[0] == '-':
 			flags = append(flags, a)
-			if !containsEq(a) && i+1 < len(args) && !isBoolFlag(a) {
+			if !strings.Contains(a, "=") && !isBoolFlag(fs, strings.TrimLeft(a, "-")) && i+1 < len(args) {
 				flags = append(flags, args[i+1])
 				i++
 			}
@@ -73,19 +74,14 @@ func reorderFlags(args []string) []string {
 	return append(flags, positional...)
 }
 
-func containsEq(s string) bool {
-	for _, c := range s {
-		if c == '=' {
-			return true
-		}
-	}
-	return false
-}
-
-func isBoolFlag(name string) bool {
-	switch name {
-	case "--temporal-tls", "-temporal-tls", "--temporal-tls-disable-host-verification", "-temporal-tls-disable-host-verification", "-h", "--help", "-help":
+func isBoolFlag(fs *flag.FlagSet, name string) bool {
+	if name == "h" || name == "help" {
 		return true
 	}
-	return false
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
