@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -128,5 +129,5 @@ func writeReport(path, title, body string) error {
 
 func machine() string {
 	host, _ := os.Hostname()
-	return fmt.Sprintf("%s, %d CPUs", host, numCPU())
+	return fmt.Sprintf("%s, %d CPUs", host, runtime.NumCPU())
 }

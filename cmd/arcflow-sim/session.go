@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -104,8 +103,6 @@ func waitFor(ctx context.Context, timeout time.Duration, what string, cond func(
 	}
 	return nil
 }
-
-func numCPU() int { return runtime.NumCPU() }
 
 // waitAccepted waits until the worker has accepted a HorizontalRunnerAutoscaler
 // (its Accepted condition), so its workflow runs before jobs are queued.
