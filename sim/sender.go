@@ -119,13 +119,26 @@ func (s *Sender) Send(e fake.JobEvent) {
 		return
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	due := s.planLocked(e, body)
+	s.mu.Unlock()
+	s.dispatch(due)
+}
+
+// planned is a delivery and the delay before it is queued.
+type planned struct {
+	d     delivery
+	delay time.Duration
+}
+
+// planLocked decides what becomes of an event: lost, sent once or twice, held
+// back behind the next one, or sent with the one held before it.
+func (s *Sender) planLocked(e fake.JobEvent, body []byte) []planned {
 	s.stats.Events++
 	s.nextID++
 	d := delivery{id: fmt.Sprintf("sim-%08d", s.nextID), jobID: e.Job.ID, event: e.Action, body: body}
 	if s.rng.Float64() < s.Loss {
 		s.stats.Lost++
-		return
+		return nil
 	}
 	copies := 1
 	if s.rng.Float64() < s.Duplicate {
@@ -139,14 +152,13 @@ func (s *Sender) Send(e fake.JobEvent) {
 		held := &heldDelivery{d: d, copies: copies}
 		s.held = held
 		time.AfterFunc(time.Second, func() { s.release(held) })
-		return
+		return nil
 	}
-	for range copies {
-		s.scheduleLocked(d)
-	}
+	due := s.copiesLocked(d, copies)
 	if s.held != nil {
-		s.releaseLocked()
+		due = append(due, s.releaseLocked()...)
 	}
+	return due
 }
 
 type heldDelivery struct {
@@ -157,26 +169,42 @@ type heldDelivery struct {
 // release sends a held delivery if no later one has released it already.
 func (s *Sender) release(h *heldDelivery) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	var due []planned
 	if s.held == h {
-		s.releaseLocked()
+		due = s.releaseLocked()
 	}
+	s.mu.Unlock()
+	s.dispatch(due)
 }
 
-func (s *Sender) releaseLocked() {
-	for range s.held.copies {
-		s.scheduleLocked(s.held.d)
-	}
+func (s *Sender) releaseLocked() []planned {
+	due := s.copiesLocked(s.held.d, s.held.copies)
 	s.held = nil
+	return due
 }
 
-// scheduleLocked queues a delivery whose inflight count is already taken.
-func (s *Sender) scheduleLocked(d delivery) {
-	if s.MaxDelay <= 0 {
-		s.queue <- d
-		return
+// copiesLocked plans copies of a delivery, each with its random delay.
+func (s *Sender) copiesLocked(d delivery, copies int) []planned {
+	due := make([]planned, copies)
+	for i := range due {
+		due[i].d = d
+		if s.MaxDelay > 0 {
+			due[i].delay = time.Duration(s.rng.Int64N(int64(s.MaxDelay)))
+		}
 	}
-	time.AfterFunc(time.Duration(s.rng.Int64N(int64(s.MaxDelay))), func() { s.queue <- d })
+	return due
+}
+
+// dispatch queues planned deliveries, whose inflight counts are already taken. It
+// runs without s.mu: a full queue waits for workers, which take s.mu to count.
+func (s *Sender) dispatch(due []planned) {
+	for _, p := range due {
+		if p.delay <= 0 {
+			s.queue <- p.d
+			continue
+		}
+		time.AfterFunc(p.delay, func() { s.queue <- p.d })
+	}
 }
 
 func (s *Sender) post(ctx context.Context, d delivery) {
