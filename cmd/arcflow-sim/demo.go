@@ -50,11 +50,11 @@ func runDemo(ctx context.Context, args []string) error {
 		return err
 	}
 	step("kubectl apply -f deploy/examples/")
-	if out, err := s.stack.Kubectl(ctx, "apply", "-n", demoNamespace, "-f", filepath.Join(s.root, "deploy", "examples")); err != nil {
+	out, err := s.stack.Kubectl(ctx, "apply", "-n", demoNamespace, "-f", filepath.Join(s.root, "deploy", "examples"))
+	if err != nil {
 		return err
-	} else {
-		fmt.Print(indent(out))
 	}
+	fmt.Print(indent(out))
 
 	step(fmt.Sprintf("queueing %d jobs at %.0f/s (gpu jobs for the RunnerDeployment, cache jobs for the RunnerSet)", *jobs, *rate))
 	workload := sim.Workload{Jobs: *jobs, Rate: *rate, Repositories: []string{"example-org/example-repo"},
