@@ -39,7 +39,7 @@ func (r *burstResult) table() string {
 	row("webhook answer (after the durable signal), p50 / p95 / p99", r.webhookAnswer.String(), "1–6 ms, before anything is durable", "p99 ≤ 50 ms")
 	row("last job done → no runner pods left", r.lastDoneToEmpty.Round(10*time.Millisecond).String(), "16–159 s", "≤ 35 s")
 	row("runner pods created per job", perJob(float64(r.podsCreated)), "2.0", "1.00")
-	row("runner pods at peak", fmt.Sprintf("%d (max %d)", r.peakPods, r.maxRunners), fmt.Sprintf("%d at max 20", 21), "never above max")
+	row("runner pods at peak", fmt.Sprintf("%d (max %d)", r.peakPods, r.maxRunners), "21 at max 20", "never above max")
 	calls, detail := 0, []string{}
 	for ep, n := range r.githubCalls {
 		calls += n
