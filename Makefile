@@ -22,6 +22,14 @@ tools: ## Build etcd, Kubernetes, kwok, the Temporal CLI and controller-gen (cac
 build: ## Build the arcflow binaries into bin/.
 	go build -ldflags "-X main.version=$$(git describe --tags --always --dirty 2>/dev/null || echo dev)" -o bin/ ./cmd/...
 
+.PHONY: image
+image: ## Build the arcflow image (linux/amd64 + arm64 OCI layout and docker-load tarballs) into bin/image/, without Docker.
+	@bash scripts/image.sh $(IMAGE_FLAGS)
+
+.PHONY: release
+release: tools ## Write the image, the Helm chart package and SHA256SUMS into dist/ (version from git describe).
+	@bash scripts/release.sh
+
 .PHONY: generate
 generate: tools ## Regenerate deepcopy code and the CRD YAML in deploy/crds with controller-gen.
 	@bash scripts/generate.sh .
