@@ -29,6 +29,9 @@ type Options struct {
 	TemporalDB bool
 	// SearchAttributes registers custom search attributes: name to type (Keyword, Int, ...).
 	SearchAttributes map[string]string
+	// TemporalDynamicConfig sets dev-server dynamic config: key to JSON value, e.g.
+	// "limit.historyCount.suggestContinueAsNew": "40" to reach continue-as-new early.
+	TemporalDynamicConfig map[string]string
 	// Detached lets the processes outlive this one; `make up` uses it and `make down`
 	// stops them with StopDir.
 	Detached bool

@@ -49,6 +49,14 @@ func (s *Stack) startTemporal(ctx context.Context, tools string, opts Options) e
 	for _, name := range names {
 		args = append(args, "--search-attribute="+name+"="+opts.SearchAttributes[name])
 	}
+	keys := make([]string, 0, len(opts.TemporalDynamicConfig))
+	for key := range opts.TemporalDynamicConfig {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		args = append(args, "--dynamic-config-value="+key+"="+opts.TemporalDynamicConfig[key])
+	}
 	if err := s.start("temporal", bin, args...); err != nil {
 		return err
 	}
