@@ -42,8 +42,24 @@ func main() {
 		fmt.Fprintf(os.Stderr, "arcflow-sim: unknown command %q\n\n%s\n", os.Args[1], usage)
 		os.Exit(2)
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "arcflow-sim "+os.Args[1]+":", err)
-		os.Exit(1)
+	os.Exit(exitCode(ctx, os.Args[1], err))
+}
+
+// exitCode maps a command's result to the process's exit status. Ctrl-C is how a
+// person ends the demo, so an interrupted demo exits 0 once everything is stopped;
+// an interrupted bench or chaos run has no result and exits 130, as a shell does.
+func exitCode(ctx context.Context, command string, err error) int {
+	interrupted := ctx.Err() != nil
+	switch {
+	case interrupted && command == "demo":
+		fmt.Println("interrupted: everything the demo started is stopped")
+		return 0
+	case interrupted:
+		fmt.Fprintln(os.Stderr, "arcflow-sim "+command+": interrupted")
+		return 130
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "arcflow-sim "+command+":", err)
+		return 1
 	}
+	return 0
 }
