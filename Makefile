@@ -8,6 +8,8 @@ SHELL := /usr/bin/env bash
 TOOLS_BIN := $(CURDIR)/.tools/bin
 STACK_DIR ?= $(CURDIR)/.stack
 GO_TEST_FLAGS ?= -count=1 -timeout 20m
+# Temporal for make up: dev (the CLI's dev server) or cluster (temporal-server on PostgreSQL).
+TEMPORAL ?= dev
 export ARCFLOW_TOOLS_BIN := $(TOOLS_BIN)
 
 .PHONY: help
@@ -27,7 +29,7 @@ image: ## Build the arcflow image (linux/amd64 + arm64 OCI layout and docker-loa
 	@bash scripts/image.sh $(IMAGE_FLAGS)
 
 .PHONY: release
-release: tools ## Write the image, the Helm chart package and SHA256SUMS into dist/ (version from git describe).
+release: ## Write the image, the Helm chart package and SHA256SUMS into dist/ (version from git describe; builds helm if needed).
 	@bash scripts/release.sh
 
 .PHONY: generate
@@ -48,11 +50,11 @@ test: tools lint ## Everything CI runs: lint, unit, integration and e2e tests on
 
 .PHONY: e2e
 e2e: tools ## Full-stack tests only.
-	go test $(GO_TEST_FLAGS) ./test/e2e/...
+	go test $(GO_TEST_FLAGS) ./test/...
 
 .PHONY: up
-up: tools ## Start etcd, kube-apiserver, kwok and a Temporal dev server with its Web UI, for a person.
-	go run ./cmd/arcflow-stack up --dir $(STACK_DIR)
+up: tools ## Start etcd, kube-apiserver, kwok and Temporal for a person (TEMPORAL=dev with the Web UI, or TEMPORAL=cluster on PostgreSQL).
+	go run ./cmd/arcflow-stack up --dir $(STACK_DIR) --temporal $(TEMPORAL)
 
 .PHONY: down
 down: ## Stop what `make up` started.
