@@ -50,6 +50,10 @@ test: tools lint ## Everything CI runs: lint, unit, integration and e2e tests on
 e2e: tools ## Full-stack tests only.
 	go test $(GO_TEST_FLAGS) ./test/e2e/...
 
+.PHONY: record-histories
+record-histories: tools ## Record workflow histories on dev servers into workflows/testdata/histories (adds new scenarios; never overwrites).
+	go test -count=1 -timeout 10m -run '^TestRecord' ./workflows/replaytest -args -record
+
 .PHONY: up
 up: tools ## Start etcd, kube-apiserver, kwok and a Temporal dev server with its Web UI, for a person.
 	go run ./cmd/arcflow-stack up --dir $(STACK_DIR)
