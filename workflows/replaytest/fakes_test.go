@@ -1,0 +1,180 @@
+package replaytest
+
+import (
+	"context"
+	"hash/fnv"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/arcflow/arcflow/activities"
+)
+
+// world is what the fake activities see: which runner pods exist, which runners
+// GitHub lists and which of them are busy. Scenarios change it while their
+// workflows run. A runner registers as soon as its pod is created, unless told
+// not to, and stays listed until it is removed.
+type world struct {
+	mu            sync.Mutex
+	pods          map[string]bool // created and not deleted
+	created       map[string]bool // created once
+	neverRegister map[string]bool
+	removed       map[string]bool
+	busy          map[string]bool
+	invalid       map[string]bool // EnsureRunnerPod fails with InvalidSpec
+	queued        []int64
+	suggested     int
+}
+
+func newWorld() *world {
+	return &world{
+		pods: map[string]bool{}, created: map[string]bool{}, neverRegister: map[string]bool{}, removed: map[string]bool{},
+		busy: map[string]bool{}, invalid: map[string]bool{},
+	}
+}
+
+func (w *world) set(m map[string]bool, name string, on bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if on {
+		m[name] = true
+	} else {
+		delete(m, name)
+	}
+}
+
+// runnerID is a stable fake GitHub ID for a runner name.
+func runnerID(name string) int64 {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(name))
+	return int64(h.Sum32()) + 1
+}
+
+// fakeKubernetes has the methods of activities.Kubernetes, so it registers under
+// the same activity names.
+type fakeKubernetes struct{ w *world }
+
+func (k *fakeKubernetes) EnsureRunnerPod(_ context.Context, in activities.RunnerPodInput) (activities.RunnerPodOutput, error) {
+	k.w.mu.Lock()
+	defer k.w.mu.Unlock()
+	if k.w.invalid[in.Name] {
+		return activities.RunnerPodOutput{}, temporal.NewNonRetryableApplicationError(
+			"pod "+in.Name+" is invalid: spec.containers[0].image: Required value", activities.ErrTypeInvalidSpec, nil)
+	}
+	created := !k.w.pods[in.Name]
+	k.w.pods[in.Name], k.w.created[in.Name] = true, true
+	return activities.RunnerPodOutput{UID: podUID(in.Name), Created: created}, nil
+}
+
+func (k *fakeKubernetes) DeleteRunnerPod(_ context.Context, ref activities.PodRef) error {
+	k.w.set(k.w.pods, ref.Name, false)
+	return nil
+}
+
+func (k *fakeKubernetes) GetRunnerPod(_ context.Context, ref activities.PodRef) (activities.PodState, error) {
+	k.w.mu.Lock()
+	defer k.w.mu.Unlock()
+	if !k.w.pods[ref.Name] {
+		return activities.PodState{}, nil
+	}
+	return activities.PodState{UID: podUID(ref.Name), Exists: true, Phase: "Running"}, nil
+}
+
+func (k *fakeKubernetes) UpdatePoolStatus(context.Context, activities.PoolStatusInput) error { return nil }
+
+func (k *fakeKubernetes) UpdateHRAStatus(context.Context, activities.HRAStatusInput) error { return nil }
+
+// fakeGitHub has the methods of activities.GitHub.
+type fakeGitHub struct{ w *world }
+
+func (g *fakeGitHub) FindRunner(_ context.Context, in activities.FindRunnerInput) (activities.FindRunnerOutput, error) {
+	g.w.mu.Lock()
+	defer g.w.mu.Unlock()
+	if !g.w.listed(in.Name) {
+		return activities.FindRunnerOutput{}, nil
+	}
+	return activities.FindRunnerOutput{Found: true, ID: runnerID(in.Name), Busy: g.w.busy[in.Name], Online: g.w.pods[in.Name]}, nil
+}
+
+// listed: GitHub lists a runner once its pod was created, until it is removed.
+// Called with the lock held.
+func (w *world) listed(name string) bool {
+	return w.created[name] && !w.neverRegister[name] && !w.removed[name]
+}
+
+func (g *fakeGitHub) RemoveRunner(_ context.Context, in activities.RemoveRunnerInput) (activities.RemoveRunnerOutput, error) {
+	g.w.mu.Lock()
+	defer g.w.mu.Unlock()
+	if g.w.busy[in.Name] {
+		return activities.RemoveRunnerOutput{}, temporal.NewNonRetryableApplicationError(
+			"remove runner "+in.Name+": runner is busy", activities.ErrTypeRunnerBusy, nil)
+	}
+	gone := g.w.removed[in.Name]
+	g.w.removed[in.Name] = true
+	return activities.RemoveRunnerOutput{AlreadyGone: gone}, nil
+}
+
+func (g *fakeGitHub) RunnerBusy(_ context.Context, in activities.RunnerBusyInput) (map[string]bool, error) {
+	g.w.mu.Lock()
+	defer g.w.mu.Unlock()
+	busy := map[string]bool{}
+	for _, name := range in.Names {
+		busy[name] = g.w.busy[name]
+	}
+	return busy, nil
+}
+
+func (g *fakeGitHub) ListQueuedJobs(context.Context, activities.QueuedJobsInput) (activities.QueuedJobsOutput, error) {
+	g.w.mu.Lock()
+	defer g.w.mu.Unlock()
+	return activities.QueuedJobsOutput{Queued: append([]int64(nil), g.w.queued...)}, nil
+}
+
+func (g *fakeGitHub) SuggestReplicas(context.Context, activities.MetricsInput) (*int, error) {
+	g.w.mu.Lock()
+	defer g.w.mu.Unlock()
+	n := g.w.suggested
+	return &n, nil
+}
+
+func podUID(name string) string { return "uid-" + name }
+
+// The fakes must stand in for every activity the real worker registers, with the
+// same argument and result types, or a workflow would meet an unknown activity.
+func TestFakesHaveEveryRealActivity(t *testing.T) {
+	for real, fake := range map[any]any{&activities.Kubernetes{}: &fakeKubernetes{}, &activities.GitHub{}: &fakeGitHub{}} {
+		want, got := methods(real), methods(fake)
+		require.Equal(t, keys(want), keys(got), "activity names of %T", fake)
+		for name, sig := range want {
+			require.Equal(t, sig, got[name], "signature of %s", name)
+		}
+	}
+}
+
+// methods maps exported method names to their signatures without the receiver.
+func methods(v any) map[string]string {
+	out := map[string]string{}
+	typ := reflect.TypeOf(v)
+	for i := range typ.NumMethod() {
+		m := typ.Method(i)
+		sig := m.Type.String()
+		// Drop the receiver: "func(*pkg.T, a, b) r" -> "func(a, b) r".
+		recv := m.Type.In(0).String()
+		out[m.Name] = "func(" + strings.TrimPrefix(sig[len("func("+recv):], ", ")
+	}
+	return out
+}
+
+func keys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

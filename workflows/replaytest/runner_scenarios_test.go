@@ -1,0 +1,193 @@
+package replaytest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/api/v1alpha1"
+	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/workflows"
+)
+
+// ns is the Kubernetes namespace in every recorded workflow ID.
+const ns = "rec"
+
+var scope = github.Scope{Repository: "rec/app"}
+
+// fastRunner shortens the runner's waits so a scenario takes seconds; the
+// commands a runner issues do not depend on how long its timers are.
+var fastRunner = workflows.RunnerTimings{
+	RegistrationTimeout: 2 * time.Second,
+	RegistrationPollMin: 100 * time.Millisecond,
+	RegistrationPollMax: 400 * time.Millisecond,
+	BusyRetry:           time.Second,
+}
+
+func runnerTemplate() activities.RunnerPodInput {
+	return activities.RunnerPodInput{
+		Kind: v1alpha1.KindRunnerDeployment, TemplateHash: "t1", GitHubURL: "https://github.com/",
+		Spec: v1alpha1.RunnerSpec{RunnerConfig: v1alpha1.RunnerConfig{Repository: scope.Repository, Labels: []string{"linux"}}},
+	}
+}
+
+// runnerIn is a runner of the sink pool, which only listens: standalone runners
+// still signal a pool, as runners of a real one do.
+func runnerIn(name string, ephemeral bool) workflows.RunnerInput {
+	pod := runnerTemplate()
+	pod.Name, pod.Namespace, pod.Pool = name, ns, "sink"
+	return workflows.RunnerInput{
+		Pod: pod, Scope: scope, Ephemeral: ephemeral, Timings: fastRunner,
+		PoolWorkflowID: workflows.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, "sink"),
+	}
+}
+
+func running(name, rv string, ready bool) activities.PodState {
+	return activities.PodState{UID: podUID(name), ResourceVersion: rv, Exists: true, Phase: "Running", Ready: ready}
+}
+
+func exited(name, rv string, phase corev1.PodPhase) activities.PodState {
+	return activities.PodState{UID: podUID(name), ResourceVersion: rv, Exists: true, Phase: phase}
+}
+
+// runnerScenario records one runner from start to end.
+type runnerScenario struct {
+	name string
+	// prepare sets up the fake world before the start; drive signals the runner.
+	prepare func(name string)
+	in      func(name string) workflows.RunnerInput
+	drive   func(r *recorder, id, name, firstRun string)
+	reason  string
+}
+
+func TestRecordRunnerHistories(t *testing.T) {
+	needServers(t)
+	sink := newRecorder(t, plain, "sink")
+	sinkID := workflows.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, "sink")
+	sink.start(sinkID, workflows.PoolWorkflow, workflows.PoolInput{Spec: workflows.PoolSpec{
+		Namespace: ns, Kind: v1alpha1.KindRunnerDeployment, Name: "sink", Generation: 1, Scope: scope,
+	}})
+	t.Cleanup(func() { sink.signal(sinkID, workflows.SignalDelete, nil) })
+
+	for _, sc := range runnerScenarios() {
+		t.Run(sc.name, func(t *testing.T) {
+			r := newRecorder(t, plain, sc.name)
+			name := sc.name + "-x1"
+			id := workflows.RunnerWorkflowID(ns, name)
+			if sc.prepare != nil {
+				sc.prepare(name)
+			}
+			in := runnerIn(name, false)
+			if sc.in != nil {
+				in = sc.in(name)
+			}
+			run := r.start(id, workflows.RunnerWorkflow, in)
+			if sc.drive != nil {
+				sc.drive(r, id, name, run)
+			}
+			var done workflows.RunnerDone
+			r.waitDone(id, &done)
+			require.Equal(t, sc.reason, done.Reason)
+			r.export("", id, run)
+			r.finish()
+		})
+	}
+}
+
+func waitPhase(r *recorder, id string, phase workflows.RunnerPhase) workflows.RunnerState {
+	r.t.Helper()
+	return waitState(r, id, "phase "+string(phase), func(s workflows.RunnerState) bool { return s.Phase == phase })
+}
+
+// idle brings a runner's pod up and waits until GitHub lists the runner.
+func idle(r *recorder, id, name string) {
+	r.signal(id, workflows.SignalPod, running(name, "1", true))
+	waitPhase(r, id, workflows.PhaseIdle)
+}
+
+func runnerScenarios() []runnerScenario {
+	ephemeral := func(name string) workflows.RunnerInput { return runnerIn(name, true) }
+	return []runnerScenario{{
+		name: "runner-ephemeral-job-done", in: ephemeral, reason: workflows.EndCompleted,
+		drive: func(r *recorder, id, name, _ string) {
+			idle(r, id, name)
+			r.signal(id, workflows.SignalPod, running(name, "1", true)) // a repeated event changes nothing
+			r.signal(id, workflows.SignalPod, exited(name, "2", corev1.PodSucceeded))
+		},
+	}, {
+		name: "runner-stop-idle", reason: workflows.EndStopped,
+		drive: func(r *recorder, id, name, _ string) {
+			idle(r, id, name)
+			r.signal(id, workflows.SignalStop, workflows.StopRequest{Reason: "scale-down"})
+		},
+	}, {
+		// 422 on RemoveRunner: an ephemeral runner waits for its job to end.
+		name: "runner-busy-ephemeral", in: ephemeral, reason: workflows.EndStopped,
+		drive: func(r *recorder, id, name, _ string) {
+			idle(r, id, name)
+			fakes.set(fakes.busy, name, true)
+			r.signal(id, workflows.SignalStop, workflows.StopRequest{Reason: "scale-down"})
+			waitPhase(r, id, workflows.PhaseBusy)
+			fakes.set(fakes.busy, name, false)
+			r.signal(id, workflows.SignalPod, exited(name, "2", corev1.PodSucceeded))
+		},
+	}, {
+		// 422 on RemoveRunner: a static runner asks again after BusyRetry.
+		name: "runner-busy-static", reason: workflows.EndStopped,
+		drive: func(r *recorder, id, name, _ string) {
+			idle(r, id, name)
+			fakes.set(fakes.busy, name, true)
+			r.signal(id, workflows.SignalStop, workflows.StopRequest{Reason: "scale-down"})
+			waitPhase(r, id, workflows.PhaseBusy)
+			fakes.set(fakes.busy, name, false)
+		},
+	}, {
+		name: "runner-registration-timeout", reason: workflows.EndRegistrationTimeout,
+		prepare: func(name string) { fakes.set(fakes.neverRegister, name, true) },
+		drive: func(r *recorder, id, name, _ string) {
+			r.signal(id, workflows.SignalPod, running(name, "1", true))
+		},
+	}, {
+		name: "runner-create-failed", reason: workflows.EndCreateFailed,
+		prepare: func(name string) { fakes.set(fakes.invalid, name, true) },
+	}, {
+		name: "runner-pod-deleted", reason: workflows.EndPodDeleted,
+		drive: func(r *recorder, id, name, _ string) {
+			idle(r, id, name)
+			r.signal(id, workflows.SignalPod, activities.PodState{UID: podUID(name), ResourceVersion: "2"})
+		},
+	}, {
+		// Registered, then its pod deleted on purpose; stays registered until stopped.
+		name: "runner-registration-only", reason: workflows.EndStopped,
+		in: func(name string) workflows.RunnerInput {
+			in := runnerIn(name, false)
+			in.RegistrationOnly = true
+			return in
+		},
+		drive: func(r *recorder, id, name, _ string) {
+			idle(r, id, name)
+			waitState(r, id, "pod released", func(s workflows.RunnerState) bool { return s.PodReleased })
+			r.signal(id, workflows.SignalStop, workflows.StopRequest{Reason: "scale-up"})
+		},
+	}, {
+		// A runner that polls long enough to continue as new, then registers.
+		name: "runner-continue-as-new", reason: workflows.EndStopped,
+		prepare: func(name string) { fakes.set(fakes.neverRegister, name, true) },
+		in: func(name string) workflows.RunnerInput {
+			in := runnerIn(name, false)
+			in.Timings.RegistrationTimeout = time.Minute
+			in.Timings.MaxHistoryEvents = 20
+			return in
+		},
+		drive: func(r *recorder, id, name, firstRun string) {
+			r.signal(id, workflows.SignalPod, running(name, "1", true))
+			r.waitContinued(id, firstRun)
+			fakes.set(fakes.neverRegister, name, false)
+			waitPhase(r, id, workflows.PhaseIdle)
+			r.signal(id, workflows.SignalStop, workflows.StopRequest{Reason: "scale-down"})
+		},
+	}}
+}

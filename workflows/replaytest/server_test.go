@@ -1,0 +1,114 @@
+package replaytest
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/arcflow/arcflow/internal/teststack"
+	"github.com/arcflow/arcflow/workflows"
+)
+
+var record = flag.Bool("record", false,
+	"add the histories not yet in workflows/testdata/histories (existing files are never overwritten)")
+
+// compactHistory is the event count from which the compact server suggests
+// continue-as-new, so pools and autoscalers reach it after a few signals instead
+// of thousands.
+const compactHistory = 40
+
+// server is a Temporal dev server with a worker of arcflow's workflows on fake
+// activities.
+type server struct {
+	stack  *teststack.Stack
+	client client.Client
+	worker worker.Worker
+}
+
+var (
+	// plain is a dev server with Temporal's defaults; compact suggests
+	// continue-as-new early.
+	plain, compact *server
+	// fakes is the world every fake activity reads; names are unique per scenario.
+	fakes = newWorld()
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run()) // the recording tests skip; the unit tests run
+	}
+	os.Exit(runWithServers(m))
+}
+
+func runWithServers(m *testing.M) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var err error
+	if plain, err = startServer(ctx, nil); err != nil {
+		fmt.Fprintf(os.Stderr, "replaytest: %v\n", err)
+		return 1
+	}
+	defer plain.stop()
+	compactConfig := map[string]string{"limit.historyCount.suggestContinueAsNew": strconv.Itoa(compactHistory)}
+	if compact, err = startServer(ctx, compactConfig); err != nil {
+		fmt.Fprintf(os.Stderr, "replaytest: %v\n", err)
+		return 1
+	}
+	defer compact.stop()
+	code := m.Run()
+	if code != 0 {
+		fmt.Fprintf(os.Stderr, "plain server logs:\n%s\ncompact server logs:\n%s", plain.stack.LogTails(15), compact.stack.LogTails(15))
+	}
+	return code
+}
+
+func startServer(ctx context.Context, dynamicConfig map[string]string) (*server, error) {
+	stack, err := teststack.Start(ctx, teststack.Options{
+		Temporal: true, SearchAttributes: workflows.SearchAttributeTypes(), TemporalDynamicConfig: dynamicConfig,
+	})
+	if err != nil {
+		return nil, err
+	}
+	logger := sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))
+	c, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: logger})
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w (and stop: %v)", stack.TemporalAddress, err, stack.Stop())
+	}
+	w := worker.New(c, workflows.TaskQueue, worker.Options{})
+	for _, wf := range Workflows {
+		w.RegisterWorkflow(wf)
+	}
+	w.RegisterActivity(&fakeKubernetes{w: fakes})
+	w.RegisterActivity(&fakeGitHub{w: fakes})
+	if err := w.Start(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("start worker: %w (and stop: %v)", err, stack.Stop())
+	}
+	return &server{stack: stack, client: c, worker: w}, nil
+}
+
+func (s *server) stop() {
+	s.worker.Stop()
+	s.client.Close()
+	if err := s.stack.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "replaytest: stop: %v\n", err)
+	}
+}
+
+// needServers skips a recording test under -short, where no server runs.
+func needServers(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("records on Temporal dev servers of the local stack; not under -short")
+	}
+}
