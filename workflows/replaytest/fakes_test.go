@@ -85,9 +85,13 @@ func (k *fakeKubernetes) GetRunnerPod(_ context.Context, ref activities.PodRef) 
 	return activities.PodState{UID: podUID(ref.Name), Exists: true, Phase: "Running"}, nil
 }
 
-func (k *fakeKubernetes) UpdatePoolStatus(context.Context, activities.PoolStatusInput) error { return nil }
+func (k *fakeKubernetes) UpdatePoolStatus(context.Context, activities.PoolStatusInput) error {
+	return nil
+}
 
-func (k *fakeKubernetes) UpdateHRAStatus(context.Context, activities.HRAStatusInput) error { return nil }
+func (k *fakeKubernetes) UpdateHRAStatus(context.Context, activities.HRAStatusInput) error {
+	return nil
+}
 
 // fakeGitHub has the methods of activities.GitHub.
 type fakeGitHub struct{ w *world }
