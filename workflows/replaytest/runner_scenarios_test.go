@@ -108,6 +108,16 @@ func idle(r *recorder, id, name string) {
 	waitPhase(r, id, workflows.PhaseIdle)
 }
 
+// stopWhileBusy stops an idle runner while GitHub calls it busy, so RemoveRunner
+// answers 422, and lets the job end once the runner is Busy.
+func stopWhileBusy(r *recorder, id, name string) {
+	idle(r, id, name)
+	fakes.set(fakes.busy, name, true)
+	r.signal(id, workflows.SignalStop, workflows.StopRequest{Reason: "scale-down"})
+	waitPhase(r, id, workflows.PhaseBusy)
+	fakes.set(fakes.busy, name, false)
+}
+
 func runnerScenarios() []runnerScenario {
 	ephemeral := func(name string) workflows.RunnerInput { return runnerIn(name, true) }
 	return []runnerScenario{{
@@ -127,23 +137,13 @@ func runnerScenarios() []runnerScenario {
 		// 422 on RemoveRunner: an ephemeral runner waits for its job to end.
 		name: "runner-busy-ephemeral", in: ephemeral, reason: workflows.EndStopped,
 		drive: func(r *recorder, id, name, _ string) {
-			idle(r, id, name)
-			fakes.set(fakes.busy, name, true)
-			r.signal(id, workflows.SignalStop, workflows.StopRequest{Reason: "scale-down"})
-			waitPhase(r, id, workflows.PhaseBusy)
-			fakes.set(fakes.busy, name, false)
+			stopWhileBusy(r, id, name)
 			r.signal(id, workflows.SignalPod, exited(name, "2", corev1.PodSucceeded))
 		},
 	}, {
 		// 422 on RemoveRunner: a static runner asks again after BusyRetry.
 		name: "runner-busy-static", reason: workflows.EndStopped,
-		drive: func(r *recorder, id, name, _ string) {
-			idle(r, id, name)
-			fakes.set(fakes.busy, name, true)
-			r.signal(id, workflows.SignalStop, workflows.StopRequest{Reason: "scale-down"})
-			waitPhase(r, id, workflows.PhaseBusy)
-			fakes.set(fakes.busy, name, false)
-		},
+		drive: func(r *recorder, id, name, _ string) { stopWhileBusy(r, id, name) },
 	}, {
 		name: "runner-registration-timeout", reason: workflows.EndRegistrationTimeout,
 		prepare: func(name string) { fakes.set(fakes.neverRegister, name, true) },
