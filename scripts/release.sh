@@ -17,6 +17,16 @@ else
 	chart_version=0.0.0-$version
 fi
 
+# A tagged release must be what the kustomize base deploys (the chart gets its
+# appVersion below; the base is plain YAML): bump its newTag before tagging.
+if git describe --tags --exact-match >/dev/null 2>&1; then
+	base_tag=$(awk '$1 == "newTag:" {print $2}' deploy/kustomize/base/kustomization.yaml)
+	if [[ $base_tag != "$version" ]]; then
+		echo "release: deploy/kustomize/base/kustomization.yaml deploys $base_tag, not $version: set its newTag and the chart's appVersion to $version" >&2
+		exit 1
+	fi
+fi
+
 bash scripts/tools.sh helm
 rm -rf dist
 mkdir -p dist
