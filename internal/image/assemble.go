@@ -75,6 +75,7 @@ func platformImage(p Platform, meta Metadata, labels map[string]string, baseLaye
 		OS:           goos,
 		Architecture: goarch,
 		Created:      v1.Time{Time: meta.Created},
+		RootFS:       v1.RootFS{Type: "layers"}, // the spec's only type; Append fills in the diff IDs
 		Config: v1.Config{
 			User:       User,
 			Entrypoint: Entrypoint,

@@ -41,6 +41,7 @@ func Verify(img v1.Image, p Platform, meta Metadata) error {
 	check("cmd", cfg.Config.Cmd, []string(nil))
 	check("env", cfg.Config.Env, []string{PathEnv})
 	check("created", cfg.Created.UTC(), meta.Created.UTC())
+	check("rootfs type", cfg.RootFS.Type, "layers")
 	for key, want := range meta.Labels() {
 		check("label "+key, cfg.Config.Labels[key], want)
 	}
