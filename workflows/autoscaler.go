@@ -9,6 +9,9 @@ package workflows
 //	force-scale signal ────────────────┘        │ held for the scale-down delay
 //	                                            └──▶ HRA status (desired, last scale-out, schedule)
 //
+// Job events come one per `job` signal, or several per `jobs` signal (the
+// webhook's group commit); both apply the same way, in order.
+//
 // A periodic reconcile lists queued jobs through the cached GitHub client, so a
 // missed webhook costs at most one reconcile period.
 
@@ -33,6 +36,7 @@ func AutoscalerWorkflow(ctx workflow.Context, in AutoscalerInput) error {
 	}
 	a.state.Spec = a.state.Spec.withDefaults()
 	a.jobs = workflow.GetSignalChannel(ctx, SignalJob)
+	a.batches = workflow.GetSignalChannel(ctx, SignalJobs)
 	a.specs = workflow.GetSignalChannel(ctx, SignalSpec)
 	a.forces = workflow.GetSignalChannel(ctx, SignalForceScale)
 	a.deletes = workflow.GetSignalChannel(ctx, SignalDelete)
@@ -52,8 +56,8 @@ func AutoscalerWorkflow(ctx workflow.Context, in AutoscalerInput) error {
 }
 
 type autoscalerRun struct {
-	state                        AutoscalerState
-	jobs, specs, forces, deletes workflow.ReceiveChannel
+	state                                 AutoscalerState
+	jobs, batches, specs, forces, deletes workflow.ReceiveChannel
 }
 
 // decide applies what is due, sends the result, and returns when to wake next.

@@ -12,6 +12,13 @@ func (a *autoscalerRun) listen(ctx workflow.Context, sel workflow.Selector) {
 		c.Receive(ctx, &ev)
 		a.onJob(ctx, ev)
 	})
+	sel.AddReceive(a.batches, func(c workflow.ReceiveChannel, _ bool) {
+		var batch []JobEvent
+		c.Receive(ctx, &batch)
+		for _, ev := range batch {
+			a.onJob(ctx, ev)
+		}
+	})
 	sel.AddReceive(a.specs, func(c workflow.ReceiveChannel, _ bool) {
 		var spec AutoscalerSpec
 		c.Receive(ctx, &spec)
@@ -64,11 +71,14 @@ func (a *autoscalerRun) onForce(ctx workflow.Context, f ForceScale) {
 func (a *autoscalerRun) drainSignals(ctx workflow.Context) {
 	for {
 		var ev JobEvent
+		var batch []JobEvent
 		var spec AutoscalerSpec
 		var f ForceScale
 		switch {
 		case a.jobs.ReceiveAsync(&ev):
 			a.state.Pending = append(a.state.Pending, ev)
+		case a.batches.ReceiveAsync(&batch):
+			a.state.Pending = append(a.state.Pending, batch...)
 		case a.specs.ReceiveAsync(&spec):
 			a.onSpec(spec)
 		case a.forces.ReceiveAsync(&f):

@@ -40,7 +40,10 @@ const (
 	SignalRunnerDone = "runner-done"
 	// SignalRunnerRegistered: a runner tells its pool that GitHub lists it.
 	SignalRunnerRegistered = "runner-registered"
-	QueryState             = "state"
+	// SignalJobs carries []JobEvent: the webhook's group commit of the deliveries
+	// that queued for one autoscaler while its previous signal was in flight.
+	SignalJobs = "jobs"
+	QueryState = "state"
 )
 
 // Custom search attributes. `arcflow setup` registers them on a cluster; the dev
