@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/arcflow/arcflow/activities"
@@ -41,26 +41,30 @@ type Finder interface {
 // Index finds HRAs from informer caches: no API call on the request path.
 type Index struct {
 	hras, rds, rss cache.GenericLister
-	factory        dynamicinformer.DynamicSharedInformerFactory
-	synced         []cache.InformerSynced
+	informers      []cache.SharedIndexInformer
 }
 
 // NewIndex builds an index over one namespace, or all when namespace is empty.
 func NewIndex(dyn dynamic.Interface, namespace string) *Index {
-	f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, namespace, nil)
-	ix := &Index{factory: f}
-	hra := f.ForResource(v1alpha1.HorizontalRunnerAutoscalerResource)
-	rd := f.ForResource(v1alpha1.RunnerDeploymentResource)
-	rs := f.ForResource(v1alpha1.RunnerSetResource)
-	ix.hras, ix.rds, ix.rss = hra.Lister(), rd.Lister(), rs.Lister()
-	ix.synced = []cache.InformerSynced{hra.Informer().HasSynced, rd.Informer().HasSynced, rs.Informer().HasSynced}
+	ix := &Index{}
+	for _, r := range []struct {
+		gvr    schema.GroupVersionResource
+		lister *cache.GenericLister
+	}{
+		{v1alpha1.HorizontalRunnerAutoscalerResource, &ix.hras},
+		{v1alpha1.RunnerDeploymentResource, &ix.rds},
+		{v1alpha1.RunnerSetResource, &ix.rss},
+	} {
+		var informer cache.SharedIndexInformer
+		informer, *r.lister = worker.NewResourceInformer(dyn, r.gvr, namespace)
+		ix.informers = append(ix.informers, informer)
+	}
 	return ix
 }
 
 // Start fills the caches and keeps them current until ctx ends.
 func (ix *Index) Start(ctx context.Context) error {
-	ix.factory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), ix.synced...) {
+	if synced, _ := worker.RunInformers(ctx, ix.informers...); !synced {
 		return errors.New("hra index: caches did not sync")
 	}
 	return nil

@@ -10,7 +10,8 @@ import (
 	"go.temporal.io/sdk/client"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -47,9 +48,17 @@ func NewPodWatcher(kube kubernetes.Interface, temporal client.Client, namespace 
 
 // Run watches until ctx ends, with the given number of signalling goroutines.
 func (w *PodWatcher) Run(ctx context.Context, workers int) error {
-	factory := informers.NewSharedInformerFactoryWithOptions(w.kube, 0, informers.WithNamespace(w.namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = activities.LabelRunner }))
-	informer := factory.Core().V1().Pods().Informer()
+	pods := w.kube.CoreV1().Pods(w.namespace)
+	runnersOnly := func(o metav1.ListOptions) metav1.ListOptions { o.LabelSelector = activities.LabelRunner; return o }
+	informer := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return pods.List(ctx, runnersOnly(o))
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return pods.Watch(ctx, runnersOnly(o))
+		},
+	}, w.kube), &corev1.Pod{}, cache.SharedIndexInformerOptions{ObjectDescription: "runner pods"})
+	_ = informer.SetTransform(SlimPod) // fails only once started
 	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { w.enqueue(obj.(*corev1.Pod), activities.PodState{}) },
 		UpdateFunc: func(oldObj, newObj any) {
@@ -67,16 +76,16 @@ func (w *PodWatcher) Run(ctx context.Context, workers int) error {
 	if err != nil {
 		return fmt.Errorf("pod watcher: %w", err)
 	}
-	factory.Start(ctx.Done())
 	defer w.queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+	synced, wait := RunInformers(ctx, informer)
+	defer wait()
+	if !synced {
 		return errors.New("pod watcher: cache did not sync")
 	}
 	for range workers {
 		go w.work(ctx)
 	}
 	<-ctx.Done()
-	factory.Shutdown()
 	return nil
 }
 

@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
@@ -54,16 +53,16 @@ const kindHRA = "HorizontalRunnerAutoscaler"
 
 // Run watches until ctx ends.
 func (w *ResourceWatcher) Run(ctx context.Context) error {
-	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(w.Dynamic, 0, w.Namespace, nil)
-	var synced []cache.InformerSynced
-	w.hras = factory.ForResource(v1alpha1.HorizontalRunnerAutoscalerResource).Lister()
-	w.rds = factory.ForResource(v1alpha1.RunnerDeploymentResource).Lister()
-	w.rss = factory.ForResource(v1alpha1.RunnerSetResource).Lister()
+	informers := map[string]cache.SharedIndexInformer{}
+	listers := map[string]cache.GenericLister{}
+	for kind, gvr := range resourceOf {
+		informers[kind], listers[kind] = NewResourceInformer(w.Dynamic, gvr, w.Namespace)
+	}
+	w.hras, w.rds, w.rss = listers[kindHRA], listers[v1alpha1.KindRunnerDeployment], listers[v1alpha1.KindRunnerSet]
 	w.Metrics.use(w.hras, w.rds, w.rss)
 	defer w.Metrics.use(nil, nil, nil)
 	for _, kindName := range []string{v1alpha1.KindRunnerDeployment, v1alpha1.KindRunnerSet, kindHRA} {
-		informer := factory.ForResource(resourceOf[kindName]).Informer()
-		_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		_, err := informers[kindName].AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc: func(obj any) { w.upsert(ctx, kindName, obj) },
 			UpdateFunc: func(oldObj, obj any) {
 				// Status writes (ours and the pool's) do not change the generation and
@@ -78,14 +77,13 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("resource watcher: %w", err)
 		}
-		synced = append(synced, informer.HasSynced)
 	}
-	factory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+	synced, wait := RunInformers(ctx, informers[v1alpha1.KindRunnerDeployment], informers[v1alpha1.KindRunnerSet], informers[kindHRA])
+	defer wait()
+	if !synced {
 		return errors.New("resource watcher: caches did not sync")
 	}
 	<-ctx.Done()
-	factory.Shutdown()
 	return nil
 }
 

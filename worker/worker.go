@@ -25,3 +25,14 @@ func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub) sd
 	w.RegisterActivity(gh)
 	return w
 }
+
+// DefaultStickyCacheSize is the Temporal SDK's own default: how many workflows a
+// process keeps in memory between their tasks.
+const DefaultStickyCacheSize = 10000
+
+// SetStickyCacheSize sets the process's sticky workflow cache. A workflow in the
+// cache runs its next task without replaying its history; one out of it is
+// replayed. Call it before any worker starts.
+func SetStickyCacheSize(n int) {
+	sdkworker.SetStickyWorkflowCacheSize(n)
+}

@@ -1,5 +1,6 @@
 // Command arcflow is the arcflow CLI: `arcflow worker` runs the workflows and the
-// Kubernetes watchers, `arcflow webhook` the GitHub webhook server; `scale`,
+// Kubernetes watchers, `arcflow webhook` the GitHub webhook server, `arcflow all`
+// both in one process; `scale`,
 // `status` and `setup` talk to Temporal for a person.
 package main
 
@@ -17,6 +18,7 @@ const usage = `usage: arcflow <command> [flags]
 commands:
   worker    run the Temporal worker and the Kubernetes watchers
   webhook   run the GitHub webhook server
+  all       run the worker and the webhook server in one process
   scale     hold an autoscaler at N replicas for a while (force-scale)
   status    a table of autoscalers, pools and runners, from their state queries
   setup     register arcflow's search attributes in the Temporal namespace
@@ -30,7 +32,7 @@ func main() {
 		return
 	}
 	commands := map[string]func([]string) error{
-		"worker": runWorker, "webhook": runWebhook, "scale": runScale, "status": runStatus, "setup": runSetup,
+		"worker": runWorker, "webhook": runWebhook, "all": runAll, "scale": runScale, "status": runStatus, "setup": runSetup,
 		"version": func([]string) error { fmt.Println("arcflow", buildVersion()); return nil },
 	}
 	run, ok := commands[os.Args[1]]
