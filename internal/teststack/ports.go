@@ -2,12 +2,25 @@ package teststack
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"strconv"
 )
 
 // FreePorts reserves n distinct free TCP ports on 127.0.0.1. The listeners are held
 // until all ports are chosen, so the same port is never handed out twice.
 func FreePorts(n int) ([]int, error) {
+	return reservePorts(n, func() int { return 0 }) // 0: the kernel picks
+}
+
+// FreePortsBelow is FreePorts for ports from 10000 up to limit, which the kernel's
+// ephemeral range (32768 and up) never yields: Temporal keeps membership ports in
+// a PostgreSQL smallint.
+func FreePortsBelow(n, limit int) ([]int, error) {
+	return reservePorts(n, func() int { return 10000 + rand.IntN(limit-10000) })
+}
+
+func reservePorts(n int, candidate func() int) ([]int, error) {
 	listeners := make([]net.Listener, 0, n)
 	defer func() {
 		for _, l := range listeners {
@@ -15,10 +28,15 @@ func FreePorts(n int) ([]int, error) {
 		}
 	}()
 	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	var lastErr error
+	for tries := 0; len(ports) < n; tries++ {
+		if tries == 1000 {
+			return nil, fmt.Errorf("reserve %d free ports: %w", n, lastErr)
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(candidate()))
 		if err != nil {
-			return nil, fmt.Errorf("reserve a free port: %w", err)
+			lastErr = err // taken; try another
+			continue
 		}
 		listeners = append(listeners, l)
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)

@@ -24,9 +24,11 @@ type process struct {
 	waitErr error
 }
 
-// startProcess starts a binary in its own process group. Unless detached, the child
-// is killed by the kernel if this process dies, so a crashed test leaves nothing.
-func startProcess(dir string, seq int, name string, detached bool, path string, args ...string) (*process, error) {
+// startProcess starts a binary in its own process group, under another user's
+// credentials if cred is not nil. Unless detached, the child is killed by the
+// kernel if this process dies, so a crashed test leaves nothing (Go sets Pdeathsig
+// after switching user, so that holds for another user too).
+func startProcess(dir string, seq int, name string, detached bool, cred *syscall.Credential, path string, args ...string) (*process, error) {
 	logPath := filepath.Join(dir, "logs", name+".log")
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
@@ -46,6 +48,7 @@ func startProcess(dir string, seq int, name string, detached bool, path string, 
 	} else {
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	}
+	cmd.SysProcAttr.Credential = cred
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}

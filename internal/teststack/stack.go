@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -21,8 +22,10 @@ type Options struct {
 	// Kubernetes starts etcd, kube-apiserver, kube-controller-manager,
 	// kube-scheduler and kwok with its fake node.
 	Kubernetes bool
-	// Temporal starts a Temporal dev server.
+	// Temporal starts a Temporal server, of the kind TemporalServer names.
 	Temporal bool
+	// TemporalServer is TemporalDev (the default when empty) or TemporalCluster.
+	TemporalServer string
 	// TemporalUI serves the Temporal Web UI (for people; tests run headless).
 	TemporalUI bool
 	// TemporalDB keeps Temporal's state in a SQLite file under Dir instead of memory.
@@ -72,7 +75,14 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 		err = s.startKubernetes(ctx, tools)
 	}
 	if err == nil && opts.Temporal {
-		err = s.startTemporal(ctx, tools, opts)
+		switch opts.TemporalServer {
+		case "", TemporalDev:
+			err = s.startTemporal(ctx, tools, opts)
+		case TemporalCluster:
+			err = s.startTemporalCluster(ctx, tools, opts)
+		default:
+			err = fmt.Errorf("unknown Temporal server %q: want %q or %q", opts.TemporalServer, TemporalDev, TemporalCluster)
+		}
 	}
 	if err != nil {
 		return nil, errors.Join(err, s.Stop())
@@ -84,7 +94,12 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 }
 
 func (s *Stack) start(name, path string, args ...string) error {
-	p, err := startProcess(s.Dir, len(s.procs), name, s.detached, path, args...)
+	return s.startAs(nil, name, path, args...)
+}
+
+// startAs starts a process under another user's credentials (nil: this process's).
+func (s *Stack) startAs(cred *syscall.Credential, name, path string, args ...string) error {
+	p, err := startProcess(s.Dir, len(s.procs), name, s.detached, cred, path, args...)
 	if err != nil {
 		return err
 	}

@@ -61,12 +61,12 @@ func (s *Stack) startTemporal(ctx context.Context, tools string, opts Options) e
 		return err
 	}
 	s.TemporalAddress = "127.0.0.1:" + strconv.Itoa(grpcPort)
-	return s.waitTemporalServing(ctx)
+	return s.waitTemporalServing(ctx, 60*time.Second)
 }
 
-func (s *Stack) waitTemporalServing(ctx context.Context) error {
-	// Nothing announces that the dev server is serving; retry the health check.
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+func (s *Stack) waitTemporalServing(ctx context.Context, timeout time.Duration) error {
+	// Nothing announces that the server is serving; retry the health check.
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		if err := s.anyExited(); err != nil {
 			return false, err
 		}
@@ -79,7 +79,7 @@ func (s *Stack) waitTemporalServing(ctx context.Context) error {
 		return err == nil, nil
 	})
 	if err != nil {
-		return fmt.Errorf("temporal dev server not serving at %s: %w", s.TemporalAddress, err)
+		return fmt.Errorf("temporal server not serving at %s: %w", s.TemporalAddress, err)
 	}
 	return nil
 }
