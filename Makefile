@@ -8,6 +8,10 @@ SHELL := /usr/bin/env bash
 TOOLS_BIN := $(CURDIR)/.tools/bin
 STACK_DIR ?= $(CURDIR)/.stack
 GO_TEST_FLAGS ?= -count=1 -timeout 20m
+# Temporal for make up, demo, bench and chaos: dev (the CLI's dev server) or
+# cluster (temporal-server on PostgreSQL).
+TEMPORAL ?= dev
+export ARCFLOW_TEMPORAL := $(TEMPORAL)
 export ARCFLOW_TOOLS_BIN := $(TOOLS_BIN)
 
 .PHONY: help
@@ -48,15 +52,15 @@ test: tools lint ## Everything CI runs: lint, unit, integration and e2e tests on
 
 .PHONY: e2e
 e2e: tools ## Full-stack tests only.
-	go test $(GO_TEST_FLAGS) ./test/e2e/...
+	go test $(GO_TEST_FLAGS) ./test/...
 
 .PHONY: record-histories
 record-histories: tools ## Record workflow histories on dev servers into workflows/testdata/histories (adds new scenarios; never overwrites).
 	go test -count=1 -timeout 10m -run '^TestRecord' ./workflows/replaytest -args -record
 
 .PHONY: up
-up: tools ## Start etcd, kube-apiserver, kwok and a Temporal dev server with its Web UI, for a person.
-	go run ./cmd/arcflow-stack up --dir $(STACK_DIR)
+up: tools ## Start etcd, kube-apiserver, kwok and Temporal for a person (TEMPORAL=dev with the Web UI, or TEMPORAL=cluster on PostgreSQL).
+	go run ./cmd/arcflow-stack up --dir $(STACK_DIR) --temporal $(TEMPORAL)
 
 .PHONY: down
 down: ## Stop what `make up` started.

@@ -52,11 +52,17 @@ func startSession(ctx context.Context, dir string, ui bool) (*session, error) {
 	if s.binary, err = simworld.BuildArcflow(ctx, root, dir); err != nil {
 		return nil, err
 	}
-	step("starting etcd, kube-apiserver, kwok and the Temporal dev server")
+	temporal := teststack.TemporalServerFromEnv()
+	if temporal == teststack.TemporalCluster {
+		step("starting etcd, kube-apiserver, kwok, PostgreSQL and a Temporal cluster")
+		ui = false // the Web UI comes with the dev server only
+	} else {
+		step("starting etcd, kube-apiserver, kwok and the Temporal dev server")
+	}
 	startCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	s.stack, err = teststack.Start(startCtx, teststack.Options{
-		Dir: filepath.Join(dir, "stack"), Kubernetes: true, Temporal: true, TemporalUI: ui,
+		Dir: filepath.Join(dir, "stack"), Kubernetes: true, Temporal: true, TemporalServer: temporal, TemporalUI: ui,
 		SearchAttributes: workflows.SearchAttributeTypes(),
 	})
 	if err != nil {

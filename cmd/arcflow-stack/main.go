@@ -1,6 +1,7 @@
 // Command arcflow-stack starts and stops the local stack for a person: etcd,
 // kube-apiserver, kube-controller-manager, kube-scheduler, kwok and a Temporal dev
-// server with its Web UI. `make up` and `make down` run it.
+// server with its Web UI, or a Temporal cluster on PostgreSQL with --temporal
+// cluster. `make up` and `make down` run it.
 package main
 
 import (
@@ -17,16 +18,18 @@ import (
 
 func main() {
 	if len(os.Args) < 2 || (os.Args[1] != "up" && os.Args[1] != "down") {
-		fmt.Fprintln(os.Stderr, "usage: arcflow-stack up|down [--dir DIR]")
+		fmt.Fprintln(os.Stderr, "usage: arcflow-stack up|down [--dir DIR] [--temporal dev|cluster]")
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
 	dir := fs.String("dir", ".stack", "directory for state, logs, PID files and the kubeconfig")
+	temporal := fs.String("temporal", teststack.TemporalServerFromEnv(),
+		"Temporal server for up: dev (the CLI's dev server with its Web UI) or cluster (temporal-server on PostgreSQL) [$ARCFLOW_TEMPORAL]")
 	_ = fs.Parse(os.Args[2:])
 
 	var err error
 	if os.Args[1] == "up" {
-		err = up(*dir)
+		err = up(*dir, *temporal)
 	} else {
 		err = teststack.StopDir(*dir)
 		if err == nil {
@@ -39,7 +42,7 @@ func main() {
 	}
 }
 
-func up(dir string) error {
+func up(dir, temporal string) error {
 	if entries, _ := os.ReadDir(filepath.Join(dir, "pids")); len(entries) > 0 {
 		return fmt.Errorf("a stack already runs from %s: run `make down` first", dir)
 	}
@@ -49,8 +52,9 @@ func up(dir string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	dev := temporal == teststack.TemporalDev
 	s, err := teststack.Start(ctx, teststack.Options{
-		Dir: dir, Kubernetes: true, Temporal: true, TemporalUI: true, TemporalDB: true,
+		Dir: dir, Kubernetes: true, Temporal: true, TemporalServer: temporal, TemporalUI: dev, TemporalDB: dev,
 		SearchAttributes: workflows.SearchAttributeTypes(), Detached: true,
 	})
 	if err != nil {
@@ -59,7 +63,11 @@ func up(dir string) error {
 	fmt.Printf("stack is up (logs in %s/logs)\n", s.Dir)
 	fmt.Printf("  export KUBECONFIG=%s\n", s.Kubeconfig)
 	fmt.Printf("  export TEMPORAL_ADDRESS=%s\n", s.TemporalAddress)
-	fmt.Printf("  Temporal Web UI: %s\n", s.TemporalUIAddress)
+	if s.TemporalUIAddress != "" {
+		fmt.Printf("  Temporal Web UI: %s\n", s.TemporalUIAddress)
+	} else {
+		fmt.Println("  Temporal: a cluster on PostgreSQL (no Web UI; use the temporal CLI in .tools/bin)")
+	}
 	fmt.Println("stop it with: make down")
 	return nil
 }
