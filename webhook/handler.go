@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"time"
 
 	gogithub "github.com/google/go-github/v88/github"
 	"github.com/labstack/echo/v4"
@@ -20,8 +19,8 @@ import (
 
 // handle answers one delivery. Bad input gets a clear 4xx; an event that changes
 // nothing gets 200 with the reason; a job event gets 202 only once Temporal has
-// durably accepted its signal, and 503 when it could not, so GitHub's redelivery
-// is safe.
+// durably accepted the signal that carries it (see groupCommitter), and 503 when
+// it could not, so GitHub's redelivery is safe.
 func (s *Server) handle(c echo.Context) error {
 	r := c.Request()
 	event := r.Header.Get("X-GitHub-Event")
@@ -104,20 +103,13 @@ func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply r
 	}
 
 	id := workflows.AutoscalerWorkflowID(match.HRA.Namespace, match.HRA.Name)
-	signal := workflows.JobEvent{DeliveryID: delivery, JobID: job.GetID(), Action: action, Repository: ev.Repo.GetFullName()}
+	event := workflows.JobEvent{DeliveryID: delivery, JobID: job.GetID(), Action: action, Repository: ev.Repo.GetFullName()}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.SignalTimeout)
 	defer cancel()
-	start := time.Now()
-	_, err = s.temporal.SignalWithStartWorkflow(ctx, id, workflows.SignalJob, signal, client.StartWorkflowOptions{
-		ID: id, TaskQueue: workflows.TaskQueue, Memo: workflows.AutoscalerMemo(match.HRA.Namespace, match.HRA.Name, spec.TargetKind, spec.TargetName),
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.SearchAttrKind.ValueSet("autoscaler"),
-			workflows.SearchAttrPool.ValueSet(match.HRA.Namespace+"/"+match.Target.Name),
-			workflows.SearchAttrScope.ValueSet(spec.Scope.String()),
-		),
-	}, workflows.AutoscalerWorkflow, workflows.AutoscalerInput{Spec: spec})
-	s.metrics.signal.Observe(time.Since(start).Seconds())
-	if err != nil {
+	if err := s.commits.Submit(ctx, id, event, startOf(id, match, spec)); err != nil {
+		if c.Request().Context().Err() != nil {
+			return reply(http.StatusServiceUnavailable, "cancelled", "request cancelled before the signal was durable")
+		}
 		s.log.Error("temporal did not accept the signal; GitHub may redeliver", "delivery_id", delivery, "hra", id, "error", err)
 		return reply(http.StatusServiceUnavailable, "temporal_unavailable", "temporal is unavailable; redeliver later")
 	}
@@ -127,4 +119,19 @@ func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply r
 		sign = "-1"
 	}
 	return reply(http.StatusAccepted, "accepted", "scaled "+match.HRA.Namespace+"/"+match.HRA.Name+" by "+sign)
+}
+
+// startOf is how to start the matched autoscaler if it is not running yet.
+func startOf(id string, match Match, spec workflows.AutoscalerSpec) autoscalerStart {
+	return autoscalerStart{
+		options: client.StartWorkflowOptions{
+			ID: id, TaskQueue: workflows.TaskQueue, Memo: workflows.AutoscalerMemo(match.HRA.Namespace, match.HRA.Name, spec.TargetKind, spec.TargetName),
+			TypedSearchAttributes: temporal.NewSearchAttributes(
+				workflows.SearchAttrKind.ValueSet("autoscaler"),
+				workflows.SearchAttrPool.ValueSet(match.HRA.Namespace+"/"+match.Target.Name),
+				workflows.SearchAttrScope.ValueSet(spec.Scope.String()),
+			),
+		},
+		input: workflows.AutoscalerInput{Spec: spec},
+	}
 }

@@ -29,19 +29,20 @@ type Config struct {
 	Insecure bool
 	// MaxBodyBytes bounds a delivery (GitHub sends at most 25 MB; 1 MiB by default).
 	MaxBodyBytes int64
-	// SignalTimeout bounds the wait for Temporal to accept a signal.
+	// SignalTimeout bounds the wait for Temporal to accept a signal, and a
+	// delivery's whole wait (queued behind an in-flight signal, then its own).
 	SignalTimeout time.Duration
 	Autoscaling   worker.AutoscalerOptions
 }
 
 // Server is the webhook HTTP server.
 type Server struct {
-	cfg      Config
-	finder   Finder
-	temporal Signaler
-	log      *slog.Logger
-	metrics  *metrics
-	echo     *echo.Echo
+	cfg     Config
+	finder  Finder
+	log     *slog.Logger
+	metrics *metrics
+	commits *groupCommitter
+	echo    *echo.Echo
 }
 
 // New builds the server. It fails without a secret unless cfg.Insecure is set, so a
@@ -56,7 +57,9 @@ func New(cfg Config, finder Finder, temporal Signaler, reg *prometheus.Registry,
 	if cfg.SignalTimeout <= 0 {
 		cfg.SignalTimeout = 10 * time.Second
 	}
-	s := &Server{cfg: cfg, finder: finder, temporal: temporal, log: log, metrics: newMetrics(reg), echo: echo.New()}
+	m := newMetrics(reg)
+	s := &Server{cfg: cfg, finder: finder, log: log, metrics: m,
+		commits: newGroupCommitter(temporal, cfg.SignalTimeout, m), echo: echo.New()}
 	e := s.echo
 	e.HideBanner, e.HidePort = true, true
 	e.POST("/webhook", s.handle)
@@ -85,9 +88,11 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 }
 
 type metrics struct {
-	deliveries *prometheus.CounterVec
-	signal     prometheus.Histogram
-	startup    prometheus.Histogram
+	deliveries   *prometheus.CounterVec
+	signals      *prometheus.CounterVec
+	signal       prometheus.Histogram
+	signalEvents prometheus.Histogram
+	startup      prometheus.Histogram
 }
 
 func newMetrics(reg *prometheus.Registry) *metrics {
@@ -99,11 +104,18 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			Name: "arcflow_webhook_signal_seconds", Help: "Time for Temporal to accept an autoscaler signal.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14),
 		}),
+		signals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "arcflow_webhook_signals_total", Help: "Autoscaler signals sent, by signal name (job: one event, jobs: a group commit) and result.",
+		}, []string{"signal", "result"}),
+		signalEvents: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "arcflow_webhook_signal_events", Help: "Job events (deliveries) carried per autoscaler signal.",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 9),
+		}),
 	}
 	m.startup = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "arcflow_job_startup_duration_seconds", Help: "Time from a workflow job queued to a runner starting it, from in_progress deliveries.",
 		Buckets: prometheus.ExponentialBuckets(0.25, 2, 14),
 	})
-	reg.MustRegister(m.deliveries, m.signal, m.startup)
+	reg.MustRegister(m.deliveries, m.signals, m.signal, m.signalEvents, m.startup)
 	return m
 }
