@@ -97,6 +97,7 @@ type burstResult struct {
 	githubCalls                     map[string]int
 	kubeWrites                      map[string]float64
 	histories                       simworld.HistoryStats
+	webhookSignals                  simworld.WebhookSignals
 	workerRSS, webhookRSS           int64
 	workerCPU, webhookCPU           time.Duration
 	violations, rejected, failedDlv int
@@ -116,6 +117,10 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResul
 		return nil, err
 	}
 	baseWrites, err := simworld.KubernetesWrites(ctx, w.WorkerMetricsURL)
+	if err != nil {
+		return nil, err
+	}
+	baseSignals, err := simworld.WebhookSignalCounts(ctx, w.WebhookMetricsURL)
 	if err != nil {
 		return nil, err
 	}
@@ -192,6 +197,11 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResul
 		writes[k] -= v
 	}
 	r.kubeWrites = writes
+	signals, err := simworld.WebhookSignalCounts(ctx, w.WebhookMetricsURL)
+	if err != nil {
+		return nil, err
+	}
+	r.webhookSignals = signals.Minus(baseSignals)
 	if r.histories, err = simworld.RunnerHistories(ctx, s.temporal, ns); err != nil {
 		return nil, err
 	}

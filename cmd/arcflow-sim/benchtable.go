@@ -37,6 +37,7 @@ func (r *burstResult) table() string {
 	row("webhook accepted → runner pod Running, p50 / p95 / p99", r.webhookToRunning.String(), arc[0], arc[1])
 	row("job queued → job started, p50 / p95 / p99", r.queuedToStarted.String(), "", "")
 	row("webhook answer (after the durable signal), p50 / p95 / p99", r.webhookAnswer.String(), "1–6 ms, before anything is durable", "p99 ≤ 50 ms")
+	row("Temporal signals per webhook delivery (group commit)", r.webhookSignals.PerDelivery(), "", "")
 	row("last job done → no runner pods left", r.lastDoneToEmpty.Round(10*time.Millisecond).String(), "16–159 s", "≤ 35 s")
 	row("runner pods created per job", perJob(float64(r.podsCreated)), "2.0", "1.00")
 	row("runner pods at peak", fmt.Sprintf("%d (max %d)", r.peakPods, r.maxRunners), "21 at max 20", "never above max")
@@ -107,12 +108,17 @@ func benchWebhook(ctx context.Context, s *session, deliveries int) (string, erro
 	took := time.Since(start)
 	stats := sender.Stats()
 	rss := w.Webhook.PeakRSS()
+	signals, err := simworld.WebhookSignalCounts(ctx, w.WebhookMetricsURL)
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n### Webhook throughput (%d signed deliveries, 16 at a time)\n\n", deliveries)
 	b.WriteString("| Figure | arcflow | ARC measured | target |\n|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| deliveries accepted per second | %.0f (%d accepted, %d refused, %d failed in %s) | | |\n",
 		float64(stats.Accepted)/took.Seconds(), stats.Accepted, stats.Rejected, stats.Failed, took.Round(10*time.Millisecond))
 	fmt.Fprintf(&b, "| answer latency, p50 / p95 / p99 | %s | 1–6 ms, before anything is durable | p99 ≤ 50 ms |\n", simworld.PercentilesOf(stats.Latencies))
+	fmt.Fprintf(&b, "| Temporal signals per delivery (group commit) | %s | | |\n", signals.PerDelivery())
 	fmt.Fprintf(&b, "| webhook peak RSS | %s | 36–41 MiB | |\n", mib(rss))
 	return b.String(), nil
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"go.temporal.io/api/workflowservice/v1"
@@ -52,9 +53,8 @@ func round(d time.Duration) string {
 	}
 }
 
-// KubernetesWrites reads a worker's /metrics and sums its create, update, patch and
-// delete requests, by resource.
-func KubernetesWrites(ctx context.Context, metricsURL string) (map[string]float64, error) {
+// scrape reads a process's /metrics with Prometheus's own text parser.
+func scrape(ctx context.Context, metricsURL string) (map[string]*dto.MetricFamily, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metricsURL, nil)
 	if err != nil {
 		return nil, err
@@ -69,19 +69,72 @@ func KubernetesWrites(ctx context.Context, metricsURL string) (map[string]float6
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", metricsURL, err)
 	}
-	out := map[string]float64{}
-	family, ok := families["arcflow_kubernetes_requests_total"]
-	if !ok {
-		return out, nil
+	return families, nil
+}
+
+func labelsOf(m *dto.Metric) map[string]string {
+	labels := map[string]string{}
+	for _, l := range m.GetLabel() {
+		labels[l.GetName()] = l.GetValue()
 	}
-	for _, m := range family.GetMetric() {
-		labels := map[string]string{}
-		for _, l := range m.GetLabel() {
-			labels[l.GetName()] = l.GetValue()
-		}
+	return labels
+}
+
+// KubernetesWrites reads a worker's /metrics and sums its create, update, patch and
+// delete requests, by resource.
+func KubernetesWrites(ctx context.Context, metricsURL string) (map[string]float64, error) {
+	families, err := scrape(ctx, metricsURL)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for _, m := range families["arcflow_kubernetes_requests_total"].GetMetric() {
+		labels := labelsOf(m)
 		switch labels["verb"] {
 		case "create", "update", "patch", "delete":
 			out[labels["verb"]+" "+labels["resource"]] += m.GetCounter().GetValue()
+		}
+	}
+	return out, nil
+}
+
+// WebhookSignals counts what a webhook server sent to Temporal: its autoscaler
+// signals, and the workflow_job deliveries answered after a signal: 2xx, or 503
+// when the signal failed.
+type WebhookSignals struct {
+	Signals, Deliveries float64
+}
+
+// Minus is the difference since an earlier reading.
+func (w WebhookSignals) Minus(base WebhookSignals) WebhookSignals {
+	return WebhookSignals{Signals: w.Signals - base.Signals, Deliveries: w.Deliveries - base.Deliveries}
+}
+
+// PerDelivery is signals per delivery: 1 without group commit, less with it.
+func (w WebhookSignals) PerDelivery() string {
+	if w.Deliveries == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f (%.0f signals for %.0f deliveries)", w.Signals/w.Deliveries, w.Signals, w.Deliveries)
+}
+
+// WebhookSignalCounts reads a webhook server's /metrics.
+func WebhookSignalCounts(ctx context.Context, metricsURL string) (WebhookSignals, error) {
+	families, err := scrape(ctx, metricsURL)
+	if err != nil {
+		return WebhookSignals{}, err
+	}
+	var out WebhookSignals
+	for _, m := range families["arcflow_webhook_signals_total"].GetMetric() {
+		out.Signals += m.GetCounter().GetValue()
+	}
+	for _, m := range families["arcflow_webhook_deliveries_total"].GetMetric() {
+		labels := labelsOf(m)
+		switch labels["result"] {
+		case "accepted", "temporal_unavailable":
+			if labels["event"] == "workflow_job" {
+				out.Deliveries += m.GetCounter().GetValue()
+			}
 		}
 	}
 	return out, nil
