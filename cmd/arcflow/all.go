@@ -38,6 +38,9 @@ func runAll(args []string) error {
 	if err := serveMetrics(ctx, workerFlags.metricsAddr, p.reg, p.log); err != nil {
 		return err
 	}
+	if err := serveProfiling(ctx, common.profilingAddr, p.log); err != nil {
+		return err
+	}
 	g, ctx := errgroup.WithContext(ctx)
 	ctx, stopBoth := context.WithCancel(ctx)
 	defer stopBoth()

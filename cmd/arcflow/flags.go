@@ -20,6 +20,7 @@ type commonFlags struct {
 	watchNamespace      string
 	autoscaling         *worker.AutoscalerOptions
 	logLevel, logFormat string
+	profilingAddr       string
 }
 
 func addCommonFlags(fs *flag.FlagSet) *commonFlags {
@@ -30,6 +31,7 @@ func addCommonFlags(fs *flag.FlagSet) *commonFlags {
 	c.autoscaling = autoscalingFlags(fs)
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.logFormat, "log-format", "text", "text or json")
+	fs.StringVar(&c.profilingAddr, "profiling-addr", os.Getenv("ARCFLOW_PROFILING_ADDR"), "address of Go's /debug/pprof/ profiles (empty, the default, disables them)")
 	return c
 }
 

@@ -24,6 +24,9 @@ func runWebhook(args []string) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	if err := serveProfiling(ctx, common.profilingAddr, p.log); err != nil {
+		return err
+	}
 	return part.run(ctx)
 }
 

@@ -33,6 +33,9 @@ func runWorker(args []string) error {
 	if err := serveMetrics(ctx, flags.metricsAddr, p.reg, p.log); err != nil {
 		return err
 	}
+	if err := serveProfiling(ctx, common.profilingAddr, p.log); err != nil {
+		return err
+	}
 	return part.run(ctx)
 }
 
