@@ -15,6 +15,8 @@ KUBE_VERSION=v1.36.3
 TEMPORAL_CLI_VERSION=v1.5.1
 CONTROLLER_GEN_VERSION=v0.20.1
 HELM_VERSION=v3.22.0
+# The server version the Temporal CLI above embeds, for TEMPORAL=cluster.
+TEMPORAL_SERVER_VERSION=v1.29.1
 
 log() { printf '[tools] %s\n' "$*" >&2; }
 
@@ -73,6 +75,48 @@ go_install() {
 	link "$name" "$dir"
 }
 
+# temporal_server: temporal-server and temporal-sql-tool for the Temporal cluster of
+# the local stack (TEMPORAL=cluster), with the PostgreSQL schemas of the same module
+# copied beside them (teststack applies them with temporal-sql-tool).
+temporal_server() {
+	local version=$TEMPORAL_SERVER_VERSION
+	local dir="$cache/temporal-server-$version-$(go env GOVERSION)"
+	if ! have "$dir" temporal-server temporal-sql-tool || [ ! -d "$dir/schema/postgresql/v12" ]; then
+		log "building temporal-server and temporal-sql-tool $version (cold: about 5 minutes on 2 cores)"
+		local tmp="$dir.tmp.$$"
+		rm -rf "$tmp"; mkdir -p "$tmp"
+		GOBIN="$tmp" GOFLAGS=-trimpath go install -ldflags "-s -w" \
+			"go.temporal.io/server/cmd/server@$version" "go.temporal.io/server/cmd/tools/sql@$version"
+		mv "$tmp/server" "$tmp/temporal-server"
+		mv "$tmp/sql" "$tmp/temporal-sql-tool"
+		mkdir -p "$tmp/schema"
+		cp -r "$(go env GOMODCACHE)/go.temporal.io/server@$version/schema/postgresql" "$tmp/schema/"
+		chmod -R u+w "$tmp/schema" # the module cache is read-only
+		rm -rf "$dir"; mv "$tmp" "$dir"
+	fi
+	link temporal-server "$dir"
+	link temporal-sql-tool "$dir"
+}
+
+# postgres: Debian's PostgreSQL server binaries for the Temporal cluster. teststack
+# runs its own cluster from them (initdb in the stack directory), never the
+# system service the package sets up.
+postgres() {
+	local initdb
+	initdb=$(ls -d /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -n 1 || true)
+	if [ -z "$initdb" ]; then
+		if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+			log "PostgreSQL is missing: install Debian's postgresql package (apt-get install postgresql)"
+			return 1
+		fi
+		log "installing Debian's postgresql package"
+		apt-get update -qq >/dev/null
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null
+		initdb=$(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -n 1)
+	fi
+	ln -sfn "$(dirname "$initdb")" "$root/.tools/postgres-bin"
+}
+
 # chromium: Debian's package, for the test that opens the Temporal Web UI. It is
 # the one tool not built from source; apt caches it system-wide.
 browser() {
@@ -97,15 +141,18 @@ temporal) go_install temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_
 controller-gen) go_install controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen "$CONTROLLER_GEN_VERSION" ;;
 helm) go_install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" ;;
 chromium) browser ;;
+temporal-server) temporal_server ;;
+postgres) postgres ;;
 all)
-	# apt downloads while Go compiles.
-	browser > "$cache/chromium-install.log" 2>&1 &
+	# apt downloads while Go compiles; one apt at a time (dpkg holds a lock).
+	{ browser && postgres; } > "$cache/apt-install.log" 2>&1 &
 	apt_pid=$!
 	kube_tools
 	go_install temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_CLI_VERSION"
 	go_install controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen "$CONTROLLER_GEN_VERSION"
 	go_install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION"
-	if ! wait "$apt_pid"; then cat "$cache/chromium-install.log" >&2; exit 1; fi
+	temporal_server
+	if ! wait "$apt_pid"; then cat "$cache/apt-install.log" >&2; exit 1; fi
 	;;
-*) echo "usage: $0 [all|kube|temporal|controller-gen|helm|chromium]" >&2; exit 2 ;;
+*) echo "usage: $0 [all|kube|temporal|temporal-server|postgres|controller-gen|helm|chromium]" >&2; exit 2 ;;
 esac
