@@ -37,6 +37,9 @@ const maxImageSize = 30_000_000
 // the image's layers, with the image's CA bundle, as `arcflow worker` against
 // the local stack.
 func TestImageRunsTheWorkerOnTheStack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the image and runs it on the stack")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	root := repoRoot(t)
