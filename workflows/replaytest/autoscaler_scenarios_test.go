@@ -87,6 +87,20 @@ func TestRecordAutoscalerHistories(t *testing.T) {
 		a.sent(0, 0)
 		a.finish()
 	})
+	t.Run("autoscaler-job-group", func(t *testing.T) {
+		// The webhook's group commit: several deliveries in one jobs signal.
+		a := newRecorder(t, plain, "autoscaler-job-group").startAutoscaled(autoscalerSpec("autoscaler-job-group"))
+		a.r.signal(a.hra, workflows.SignalJobs, []workflows.JobEvent{
+			{DeliveryID: "d1", JobID: 1, Action: "queued"}, {DeliveryID: "d2", JobID: 2, Action: "queued"},
+		})
+		a.sent(2, 2)
+		a.r.signal(a.hra, workflows.SignalJobs, []workflows.JobEvent{
+			{DeliveryID: "d3", JobID: 1, Action: "completed"}, {DeliveryID: "d2", JobID: 2, Action: "queued"},
+			{DeliveryID: "d4", JobID: 2, Action: "completed"},
+		})
+		a.sent(0, 0)
+		a.finish()
+	})
 	t.Run("autoscaler-reservation-expiry", func(t *testing.T) {
 		spec := autoscalerSpec("autoscaler-reservation-expiry")
 		spec.TriggerDuration, spec.ScaleDownDelay = time.Second, 0
