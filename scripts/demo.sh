@@ -2,7 +2,11 @@
 # make demo: arcflow end to end on local defaults. Ctrl-C stops everything it started
 # and exits 0.
 set -euo pipefail
-# Build first and exec the binary, so the interrupt reaches the demo itself and its
-# exit status is make's (go run would stand between them).
+# Build first and run the binary itself, not through go run, so its exit status is
+# make's.
 go build -o bin/arcflow-sim ./cmd/arcflow-sim
-exec bin/arcflow-sim demo "$@"
+# On a terminal, job control runs the demo as the terminal's foreground process
+# group: Ctrl-C then reaches the demo alone, which stops everything and exits 0.
+# Without it, make would get the SIGINT too and end itself by it (status 130).
+if [ -t 0 ]; then set -m; fi
+bin/arcflow-sim demo "$@"

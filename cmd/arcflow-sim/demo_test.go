@@ -7,17 +7,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/stretchr/testify/require"
 )
 
 // TestMakeDemoStopsCleanlyOnCtrlC runs `make demo` as the README gives it, with a
-// smaller workload. Once the demo says it keeps running, the test interrupts the
-// whole process group, as a terminal's Ctrl-C does. make must exit 0 after
-// "stopping everything", and nothing the demo started may be left running.
+// smaller workload, on a pseudo-terminal. Once the demo says it keeps running, the
+// test types Ctrl-C on that terminal. make must exit 0 after "stopping
+// everything", and nothing the demo started may be left running.
 func TestMakeDemoStopsCleanlyOnCtrlC(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts its own stack")
@@ -30,14 +30,14 @@ func TestMakeDemoStopsCleanlyOnCtrlC(t *testing.T) {
 
 	cmd := exec.CommandContext(ctx, "make", "--no-print-directory", "demo", "DEMO_FLAGS=--jobs 6 --rate 6 --dir "+dir)
 	cmd.Dir = root
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Stderr = os.Stderr
-	stdout, err := cmd.StdoutPipe()
+	// pty.Start makes the terminal the controlling one of a new session, as a
+	// login shell has it.
+	terminal, err := pty.Start(cmd)
 	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
+	defer terminal.Close()
 
 	var output strings.Builder
-	lines := bufio.NewScanner(stdout)
+	lines := bufio.NewScanner(terminal)
 	waiting := false
 	for !waiting && lines.Scan() {
 		output.WriteString(lines.Text() + "\n")
@@ -46,7 +46,11 @@ func TestMakeDemoStopsCleanlyOnCtrlC(t *testing.T) {
 	require.True(t, waiting, "the demo never reached its summary:\n%s", output.String())
 	require.Regexp(t, `jobs done +6 in`, output.String())
 
-	require.NoError(t, syscall.Kill(-cmd.Process.Pid, syscall.SIGINT))
+	// The terminal's interrupt character: the kernel sends SIGINT to the
+	// terminal's foreground process group.
+	_, err = terminal.Write([]byte{0x03})
+	require.NoError(t, err)
+	// The terminal reports EIO once make, the last process on it, has exited.
 	for lines.Scan() {
 		output.WriteString(lines.Text() + "\n")
 	}
