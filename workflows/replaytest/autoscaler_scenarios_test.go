@@ -45,14 +45,6 @@ func (a *autoscaled) sent(replicas, reservations int) workflows.AutoscalerState 
 	})
 }
 
-// continued reports whether the autoscaler runs past its first run.
-func (a *autoscaled) continued() bool {
-	a.r.t.Helper()
-	desc, err := a.r.c.DescribeWorkflowExecution(a.r.ctx, a.hra, "")
-	require.NoError(a.r.t, err)
-	return desc.GetWorkflowExecutionInfo().GetExecution().GetRunId() != a.hraRun
-}
-
 // finish deletes both and exports the autoscaler and the pool (not its runners,
 // which the pool scenarios cover).
 func (a *autoscaled) finish() {
@@ -148,7 +140,7 @@ func TestRecordAutoscalerHistories(t *testing.T) {
 		spec.Max = 10
 		a := newRecorder(t, compact, "autoscaler-continue-as-new").startAutoscaled(spec)
 		jobs := 0
-		for !a.continued() {
+		for !a.r.continued(a.hra, a.hraRun) {
 			require.Less(t, jobs, spec.Max, "no continue-as-new after %d jobs", jobs)
 			jobs++
 			a.job(fmt.Sprintf("q%d", jobs), int64(jobs), "queued")

@@ -114,6 +114,11 @@ func TestRecordPoolHistories(t *testing.T) {
 		r := newRecorder(t, compact, "pool-continue-as-new")
 		id, run := r.startPool(poolSpec("pool-continue-as-new", v1alpha1.KindRunnerDeployment, 2, false))
 		waitPool(r, id, ready(2, "t1"))
+		// An idle pool runs no workflow task to see the suggestion: repeat the
+		// count it has until it continues as new.
+		for i := 0; i < compactHistory && !r.continued(id, run); i++ {
+			r.signal(id, workflows.SignalScale, workflows.ScaleRequest{Replicas: 2})
+		}
 		r.waitContinued(id, run)
 		r.signal(id, workflows.SignalScale, workflows.ScaleRequest{Replicas: 0})
 		waitPool(r, id, poolCond{"no runners", func(s workflows.PoolState) bool { return len(s.Runners) == 0 }})

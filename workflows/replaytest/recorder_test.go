@@ -101,13 +101,28 @@ func (r *recorder) waitDone(id string, out any) {
 func (r *recorder) waitContinued(id, firstRun string) {
 	r.t.Helper()
 	r.poll(id+" to continue as new", func() (bool, string) {
-		desc, err := r.c.DescribeWorkflowExecution(r.ctx, id, "")
+		run, err := r.currentRun(id)
 		if err != nil {
 			return false, err.Error()
 		}
-		run := desc.GetWorkflowExecutionInfo().GetExecution().GetRunId()
 		return run != firstRun, "run " + run
 	})
+}
+
+// continued reports whether a workflow runs past its first run now.
+func (r *recorder) continued(id, firstRun string) bool {
+	r.t.Helper()
+	run, err := r.currentRun(id)
+	require.NoError(r.t, err)
+	return run != firstRun
+}
+
+func (r *recorder) currentRun(id string) (string, error) {
+	desc, err := r.c.DescribeWorkflowExecution(r.ctx, id, "")
+	if err != nil {
+		return "", fmt.Errorf("describe %s: %w", id, err)
+	}
+	return desc.GetWorkflowExecutionInfo().GetExecution().GetRunId(), nil
 }
 
 // child is a workflow another one started.
