@@ -26,6 +26,7 @@ func TestHelmTemporalTLSPathsPointIntoTheMountedSecret(t *testing.T) {
 	for _, secret := range [][]string{
 		{"temporal-tls", "--from-literal=tls.crt=CERT PEM", "--from-literal=tls.key=KEY PEM"},
 		{"temporal-api-key", "--from-literal=api-key=tmprl-key"},
+		{"github-webhook-server", "--from-literal=github_webhook_secret_token=" + webhookSecret},
 	} {
 		out, err := stack.Kubectl(ctx, append([]string{"create", "secret", "generic", "-n", ns}, secret...)...)
 		require.NoError(t, err, out)
