@@ -25,10 +25,11 @@ func TestKustomizeBaseAppliesToTheAPIServer(t *testing.T) {
 		"serviceaccount/arcflow-worker", "clusterrole.rbac.authorization.k8s.io/arcflow-worker",
 		"role.rbac.authorization.k8s.io/arcflow-leader-election",
 		"deployment.apps/arcflow-worker", "deployment.apps/arcflow-webhook", "service/arcflow-webhook",
+		"poddisruptionbudget.policy/arcflow-worker", "poddisruptionbudget.policy/arcflow-webhook",
 	} {
 		require.Contains(t, out, object+" serverside-applied (server dry run)")
 	}
-	require.Equal(t, 15, strings.Count(out, "(server dry run)"), out)
+	require.Equal(t, 17, strings.Count(out, "(server dry run)"), out)
 }
 
 // The Helm chart lints, renders with the helm binary (built from its Go module by
@@ -67,6 +68,12 @@ func TestHelmChartRendersAndApplies(t *testing.T) {
 			require.Contains(t, string(rendered), "TEMPORAL_TLS_CLIENT_CERT_PATH")
 		} else {
 			require.Contains(t, out, "deployment.apps/arcflow-webhook serverside-applied (server dry run)", name)
+			// Two replicas of each part by default, each under a PodDisruptionBudget,
+			// and the worker's watchers behind the Lease.
+			require.Equal(t, 2, strings.Count(string(rendered), "replicas: 2"), name)
+			require.Contains(t, string(rendered), "- --enable-leader-election", name)
+			require.Contains(t, out, "poddisruptionbudget.policy/arcflow-worker serverside-applied (server dry run)", name)
+			require.Contains(t, out, "poddisruptionbudget.policy/arcflow-webhook serverside-applied (server dry run)", name)
 			require.NotContains(t, string(rendered), "kind: Secret", "no Secret unless asked: credentials come from the user's")
 		}
 	}
