@@ -22,7 +22,10 @@ import (
 // webhook secret, one POST per event, no automatic retry. It can also behave
 // worse than GitHub usually does: lose, duplicate, delay and reorder deliveries.
 type Sender struct {
-	URL    string
+	URL string
+	// URLs, when set, replace URL: deliveries go to them in turn, as a load
+	// balancer in front of several webhook replicas would spread them.
+	URLs   []string
 	Secret []byte
 	// Orgs lists owners that are organizations; their events carry "organization".
 	Orgs []string
@@ -44,6 +47,7 @@ type Sender struct {
 	rng    *rand.Rand
 	held   *heldDelivery
 	nextID int
+	posts  int // deliveries posted so far, for the round robin over URLs
 	stats  SenderStats
 }
 
@@ -210,7 +214,7 @@ func (s *Sender) dispatch(due []planned) {
 func (s *Sender) post(ctx context.Context, d delivery) {
 	mac := hmac.New(sha256.New, s.Secret)
 	mac.Write(d.body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL, bytes.NewReader(d.body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.nextURL(), bytes.NewReader(d.body))
 	if err != nil {
 		s.Log.Error("bad webhook URL", "error", err)
 		return
@@ -242,6 +246,18 @@ func (s *Sender) post(ctx context.Context, d delivery) {
 	if _, seen := s.stats.QueuedAccepted[d.jobID]; d.event == "queued" && !seen {
 		s.stats.QueuedAccepted[d.jobID] = time.Now()
 	}
+}
+
+// nextURL is where the next delivery goes: URL, or the next of URLs in turn.
+func (s *Sender) nextURL() string {
+	if len(s.URLs) == 0 {
+		return s.URL
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	url := s.URLs[s.posts%len(s.URLs)]
+	s.posts++
+	return url
 }
 
 // Flush waits until every delivery so far has been answered or has failed.

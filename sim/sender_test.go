@@ -148,3 +148,33 @@ func TestSenderCountsUnreachableReceiverAsFailed(t *testing.T) {
 	flush(t, s)
 	require.Equal(t, 1, s.Stats().Failed)
 }
+
+// With several URLs, deliveries alternate between them, as behind a load balancer
+// in front of several webhook replicas.
+func TestSenderSpreadsDeliveriesOverURLsInTurn(t *testing.T) {
+	sinks := []*hookSink{{}, {}}
+	var urls []string
+	for _, sink := range sinks {
+		srv := httptest.NewServer(sink)
+		t.Cleanup(srv.Close)
+		urls = append(urls, srv.URL)
+	}
+	s := &Sender{URLs: urls, Secret: []byte("s3cret"), Workers: 1}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s.Start(ctx)
+	for id := int64(1); id <= 6; id++ {
+		s.Send(event(id, "queued"))
+	}
+	require.NoError(t, s.Flush(ctx))
+	for i, sink := range sinks {
+		sink.mu.Lock()
+		require.Len(t, sink.events, 3, "sink %d", i)
+		// One worker posts in order: odd jobs to the first URL, even to the second.
+		for _, e := range sink.events {
+			require.Equal(t, int64(i), (e.GetWorkflowJob().GetID()+1)%2, "sink %d", i)
+		}
+		sink.mu.Unlock()
+	}
+	require.Equal(t, 6, s.Stats().Accepted)
+}
