@@ -160,27 +160,41 @@ func (p *Process) sampleLocked() {
 	}
 }
 
-// cpuLocked reads utime+stime from /proc/<pid>/stat (in clock ticks of 10 ms).
+// cpuLocked reads the CPU time of the running incarnation.
 func (p *Process) cpuLocked() time.Duration {
 	if p.cmd == nil {
 		return 0
 	}
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	own, _ := procCPU(p.cmd.Process.Pid)
+	return own
+}
+
+// procCPU reads a process's utime+stime and its waited-for children's
+// cutime+cstime from /proc/<pid>/stat (in clock ticks of 10 ms); zero if it is gone.
+func procCPU(pid int) (own, children time.Duration) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	// The command name may hold spaces; the fields after it are fixed.
 	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
-	if len(fields) < 13 {
-		return 0
+	if len(fields) < 15 {
+		return 0, 0
 	}
-	utime, _ := strconv.ParseInt(fields[11], 10, 64)
-	stime, _ := strconv.ParseInt(fields[12], 10, 64)
-	return time.Duration(utime+stime) * 10 * time.Millisecond
+	ticks := func(i int) time.Duration {
+		n, _ := strconv.ParseInt(fields[i], 10, 64)
+		return time.Duration(n) * 10 * time.Millisecond
+	}
+	return ticks(11) + ticks(12), ticks(13) + ticks(14)
 }
 
 func procStatusKB(pid int, key string) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	return procFileKB(fmt.Sprintf("/proc/%d/status", pid), key)
+}
+
+// procFileKB reads a "Key:   123 kB" line of a /proc file; zero if absent.
+func procFileKB(path, key string) int64 {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0
 	}
