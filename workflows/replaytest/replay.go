@@ -2,12 +2,14 @@ package replaytest
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"reflect"
 	"runtime"
 	"strings"
 
 	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/arcflow/arcflow/workflows"
@@ -36,7 +38,9 @@ func ReplayFile(path string) error {
 	for _, wf := range Workflows {
 		replayer.RegisterWorkflow(wf)
 	}
-	if err := replayer.ReplayWorkflowHistoryFromJSONFile(nil, path); err != nil {
+	// The returned error says what diverged; the SDK's own log of it is a stack trace.
+	quiet := sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler))
+	if err := replayer.ReplayWorkflowHistoryFromJSONFile(quiet, path); err != nil {
 		return fmt.Errorf("replay %s: %w", path, err)
 	}
 	return nil
