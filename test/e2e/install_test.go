@@ -30,6 +30,7 @@ import (
 // args and env, as their ServiceAccounts, and turn a signed delivery into a runner.
 func TestHelmInstallRunsWhatItRenders(t *testing.T) {
 	const release, system, runners = "arcflow-chart", "arcflow-chart", "chart-runners"
+	img := arcflowImage(t) // before the test's deadline starts: a cold build takes minutes
 	ctx := installContext(t)
 	gh := startFakeGitHub(t)
 	out := runHelm(t, ctx, "install", release, filepath.Join(repoRoot(t), "deploy", "helm", "arcflow"),
@@ -43,7 +44,7 @@ func TestHelmInstallRunsWhatItRenders(t *testing.T) {
 	require.Contains(t, out, "STATUS: deployed")
 	t.Cleanup(func() { runHelm(t, ctx, "uninstall", release, "--namespace", system) })
 
-	runInstalled(t, ctx, gh, system, release+"-worker", release+"-webhook", runners)
+	runInstalled(t, ctx, img, gh, system, release+"-worker", release+"-webhook", runners)
 }
 
 // The kustomize base through an overlay, as the README tells users: the overlay
@@ -52,6 +53,7 @@ func TestHelmInstallRunsWhatItRenders(t *testing.T) {
 // run with exactly what the API server holds.
 func TestKustomizeBaseRunsWhatItDeploys(t *testing.T) {
 	const system, runners = "arcflow-system", "kustomize-runners"
+	img := arcflowImage(t)
 	ctx := installContext(t)
 	gh := startFakeGitHub(t)
 	_, _ = stack.Kubectl(ctx, "create", "namespace", system)
@@ -72,7 +74,7 @@ func TestKustomizeBaseRunsWhatItDeploys(t *testing.T) {
 		require.NoError(t, err, out)
 	})
 
-	runInstalled(t, ctx, gh, system, "arcflow-worker", "arcflow-webhook", runners)
+	runInstalled(t, ctx, img, gh, system, "arcflow-worker", "arcflow-webhook", runners)
 }
 
 // writeOverlay writes a kustomization over deploy/kustomize/base that a user
@@ -144,15 +146,14 @@ func startFakeGitHub(t *testing.T) *fake.Server {
 	return gh
 }
 
-// runInstalled starts the worker and webhook Deployments of system on this host,
-// applies an HRA and a RunnerDeployment in runners, and follows one signed queued
-// delivery to a registered runner; at the end it deletes them and waits for the
-// drain, still under the installed RBAC.
-func runInstalled(t *testing.T, ctx context.Context, gh *fake.Server, system, workerName, webhookName, runners string) {
+// runInstalled starts the worker and webhook Deployments of system on this host
+// from the unpacked image, applies an HRA and a RunnerDeployment in runners, and
+// follows one signed queued delivery to a registered runner; at the end it
+// deletes them and waits for the drain, still under the installed RBAC.
+func runInstalled(t *testing.T, ctx context.Context, img *unpackedImage, gh *fake.Server, system, workerName, webhookName, runners string) {
 	kube, err := stack.Kube()
 	require.NoError(t, err)
 	createNamespace(t, ctx, runners)
-	img := arcflowImage(t)
 	ports, err := teststack.FreePorts(2)
 	require.NoError(t, err)
 
