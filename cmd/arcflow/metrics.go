@@ -32,7 +32,10 @@ func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry, lo
 		return fmt.Errorf("metrics endpoint: %w", err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	// Uncompressed: a gzip writer costs about 1 MiB of heap per scrape (the largest
+	// single item in the worker's heap profile at 100 runners), to save a few
+	// hundred KB on a scrape that stays inside the cluster.
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg, DisableCompression: true}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
