@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/internal/teststack"
 	"github.com/arcflow/arcflow/sim"
 )
 
@@ -101,6 +102,26 @@ type burstResult struct {
 	workerRSS, webhookRSS           int64
 	workerCPU, webhookCPU           time.Duration
 	violations, rejected, failedDlv int
+	actions                         simworld.RunActions
+	serverName                      string
+	temporalServer, postgres        simworld.ProcessUsage
+}
+
+// serverName names the Temporal server process(es) the bench measures.
+func (s *session) serverName() string {
+	if s.temporalServer == teststack.TemporalCluster {
+		return "temporal-server"
+	}
+	return "dev server"
+}
+
+// serverUsage reads the Temporal server's process and, on the cluster, PostgreSQL's
+// postmaster with its backends, from /proc.
+func (s *session) serverUsage() (temporal, postgres simworld.ProcessUsage) {
+	if s.temporalServer == teststack.TemporalCluster {
+		return simworld.UsageOf(s.stack.PID("temporal-server")), simworld.UsageOf(s.stack.PID("postgres"))
+	}
+	return simworld.UsageOf(s.stack.PID("temporal")), simworld.ProcessUsage{}
 }
 
 func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResult, error) {
@@ -126,8 +147,9 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResul
 	}
 	w.GitHub.ResetCalls()
 	cpuWorker, cpuWebhook := w.Worker.CPU(), w.Webhook.CPU()
+	serverBase, postgresBase := s.serverUsage()
 
-	r := &burstResult{jobs: n, maxRunners: maxRunners}
+	r := &burstResult{jobs: n, maxRunners: maxRunners, serverName: s.serverName()}
 	start := time.Now()
 	if err := (sim.Workload{Jobs: n, Repositories: []string{"bench-org/app"}, LabelSets: [][]string{{"self-hosted", "linux", "bench"}}}).Run(ctx, w.Queue); err != nil {
 		return nil, err
@@ -157,6 +179,9 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResul
 		return nil, err
 	}
 	r.lastDoneToEmpty, r.total = time.Since(lastDone), time.Since(start)
+	// Read before the histories below, whose reading costs the server CPU too.
+	server, postgres := s.serverUsage()
+	r.temporalServer, r.postgres = server.Minus(serverBase), postgres.Minus(postgresBase)
 	r.queuedToStarted = simworld.PercentilesOf(waits)
 
 	stats := w.Sender.Stats()
@@ -203,6 +228,9 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResul
 	}
 	r.webhookSignals = signals.Minus(baseSignals)
 	if r.histories, err = simworld.RunnerHistories(ctx, s.temporal, ns); err != nil {
+		return nil, err
+	}
+	if r.actions, err = simworld.NamespaceActions(ctx, s.temporal, ns, start); err != nil {
 		return nil, err
 	}
 	r.workerRSS, r.webhookRSS = w.Worker.PeakRSS(), w.Webhook.PeakRSS()

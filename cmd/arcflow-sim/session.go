@@ -24,6 +24,8 @@ type session struct {
 	binary   string
 	stack    *teststack.Stack
 	temporal client.Client
+	// temporalServer is teststack.TemporalDev or teststack.TemporalCluster.
+	temporalServer string
 }
 
 // startSession builds arcflow and starts the stack under dir (wiped first).
@@ -47,12 +49,12 @@ func startSession(ctx context.Context, dir string, ui bool) (*session, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	s := &session{root: root, dir: dir}
+	s := &session{root: root, dir: dir, temporalServer: teststack.TemporalServerFromEnv()}
 	step("building arcflow")
 	if s.binary, err = simworld.BuildArcflow(ctx, root, dir); err != nil {
 		return nil, err
 	}
-	temporal := teststack.TemporalServerFromEnv()
+	temporal := s.temporalServer
 	if temporal == teststack.TemporalCluster {
 		step("starting etcd, kube-apiserver, kwok, PostgreSQL and a Temporal cluster")
 		ui = false // the Web UI comes with the dev server only
