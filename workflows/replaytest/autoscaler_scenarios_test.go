@@ -95,7 +95,7 @@ func TestRecordAutoscalerHistories(t *testing.T) {
 	})
 	t.Run("autoscaler-reservation-expiry", func(t *testing.T) {
 		spec := autoscalerSpec("autoscaler-reservation-expiry")
-		spec.TriggerDuration, spec.ScaleDownDelay = time.Second, 0
+		spec.TriggerDuration, spec.ScaleDownDelay = 3*time.Second, 0 // long enough to see it before it expires
 		a := newRecorder(t, plain, "autoscaler-reservation-expiry").startAutoscaled(spec)
 		a.job("d1", 10, "queued")
 		a.sent(1, 1)
@@ -110,7 +110,7 @@ func TestRecordAutoscalerHistories(t *testing.T) {
 	t.Run("autoscaler-force-scale", func(t *testing.T) {
 		a := newRecorder(t, plain, "autoscaler-force-scale").startAutoscaled(autoscalerSpec("autoscaler-force-scale"))
 		a.r.signal(a.hra, workflows.SignalForceScale, workflows.ForceScale{Replicas: 1, Duration: "soon"}) // ignored
-		a.r.signal(a.hra, workflows.SignalForceScale, workflows.ForceScale{Replicas: 2, Duration: "1s"})
+		a.r.signal(a.hra, workflows.SignalForceScale, workflows.ForceScale{Replicas: 2, Duration: "3s"})
 		a.sent(2, 0)
 		waitState(a.r, a.hra, "force-scale over and held count released", func(s workflows.AutoscalerState) bool {
 			return s.Force == nil && s.Sent != nil && s.Sent.Replicas == 0

@@ -37,8 +37,11 @@ type recorder struct {
 	files []string
 }
 
+// newRecorder also marks the test parallel: scenarios mostly wait on timers, and
+// their workflow IDs and fake runner names are their own.
 func newRecorder(t *testing.T, s *server, scenario string) *recorder {
 	needServers(t)
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return &recorder{t: t, ctx: ctx, c: s.client, scenario: scenario, dir: t.TempDir()}
