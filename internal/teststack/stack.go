@@ -26,9 +26,11 @@ type Options struct {
 	Temporal bool
 	// TemporalServer is TemporalDev (the default when empty) or TemporalCluster.
 	TemporalServer string
-	// TemporalUI serves the Temporal Web UI (for people; tests run headless).
+	// TemporalUI serves the Temporal Web UI (for people; tests run headless). Dev
+	// server only.
 	TemporalUI bool
-	// TemporalDB keeps Temporal's state in a SQLite file under Dir instead of memory.
+	// TemporalDB keeps the dev server's state in a SQLite file under Dir instead of
+	// memory. A cluster always keeps it in PostgreSQL under Dir.
 	TemporalDB bool
 	// SearchAttributes registers custom search attributes: name to type (Keyword, Int, ...).
 	SearchAttributes map[string]string
