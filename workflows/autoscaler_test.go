@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/arcflow/arcflow/activities"
@@ -34,6 +35,9 @@ type autoscalerTest struct {
 func newAutoscalerTest(t *testing.T) *autoscalerTest {
 	at := &autoscalerTest{t: t}
 	at.env = at.NewTestWorkflowEnvironment()
+	// The first workflow task of a test binary pays one-time start-up costs; on a
+	// busy machine that passes the default 1 s deadlock detector.
+	at.env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: 10 * time.Second})
 	at.env.RegisterActivity(&activities.Kubernetes{})
 	at.env.RegisterActivity(&activities.GitHub{})
 	at.start = at.env.Now()
