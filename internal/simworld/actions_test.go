@@ -2,6 +2,7 @@ package simworld
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	commonpb "go.temporal.io/api/common/v1"
@@ -203,5 +204,23 @@ func TestCloudPriceUSD(t *testing.T) {
 	// 20 Actions per job for 1,000 jobs: 20,000 Actions at $50 per million is $1.
 	if got := CloudPriceUSD(20 * 1000); math.Abs(got-1.0) > 1e-9 {
 		t.Fatalf("CloudPriceUSD(20000) = %v, want 1.0", got)
+	}
+}
+
+func TestRunsStartedBy(t *testing.T) {
+	events := history(started(), workflowTask(),
+		ev(enumspb.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED),
+		&historypb.HistoryEvent{EventType: enumspb.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED,
+			Attributes: &historypb.HistoryEvent_ChildWorkflowExecutionStartedEventAttributes{
+				ChildWorkflowExecutionStartedEventAttributes: &historypb.ChildWorkflowExecutionStartedEventAttributes{
+					WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: "runner/ns/a", RunId: "ra"}}}},
+		ev(enumspb.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED), ev(enumspb.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_FAILED),
+		&historypb.HistoryEvent{EventType: enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW,
+			Attributes: &historypb.HistoryEvent_WorkflowExecutionContinuedAsNewEventAttributes{
+				WorkflowExecutionContinuedAsNewEventAttributes: &historypb.WorkflowExecutionContinuedAsNewEventAttributes{NewExecutionRunId: "next"}}})
+	got := runsStartedBy("pool/ns/rd/x", events)
+	want := []runRef{{"runner/ns/a", "ra"}, {"pool/ns/rd/x", "next"}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("runsStartedBy = %v, want %v", got, want)
 	}
 }

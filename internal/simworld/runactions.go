@@ -22,33 +22,72 @@ type RunActions struct {
 }
 
 // NamespaceActions reads the whole history of every autoscaler, pool and runner
-// workflow run of a namespace, open or closed, and counts its Actions.
+// workflow run of a namespace, open or closed, and counts its Actions. It starts
+// from the runs the visibility store lists and follows each history to the child
+// runs it started and the run it continued as new: on a cluster, visibility
+// (PostgreSQL, written asynchronously) can lag behind the histories by seconds.
 func NamespaceActions(ctx context.Context, tc client.Client, namespace string, split time.Time) (RunActions, error) {
 	var out RunActions
+	var queue []runRef
 	for _, prefix := range []string{"hra", "pool", "runner"} {
-		query := fmt.Sprintf("WorkflowId STARTS_WITH '%s/%s/'", prefix, namespace)
-		var token []byte
-		for {
-			resp, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, NextPageToken: token})
-			if err != nil {
-				return out, fmt.Errorf("list %s workflows: %w", prefix, err)
-			}
-			for _, e := range resp.GetExecutions() {
-				id, run := e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId()
-				events, err := historyOf(ctx, tc, id, run)
-				if err != nil {
-					return out, err
-				}
-				before, from := splitEvents(events, split)
-				out.Before, out.From = out.Before.Plus(CountActions(before)), out.From.Plus(CountActions(from))
-				out.Runs++
-			}
-			if token = resp.GetNextPageToken(); len(token) == 0 {
-				break
-			}
+		refs, err := listRuns(ctx, tc, fmt.Sprintf("WorkflowId STARTS_WITH '%s/%s/'", prefix, namespace))
+		if err != nil {
+			return out, fmt.Errorf("list %s workflows: %w", prefix, err)
 		}
+		queue = append(queue, refs...)
+	}
+	seen := map[runRef]bool{}
+	for len(queue) > 0 {
+		ref := queue[0]
+		queue = queue[1:]
+		if seen[ref] {
+			continue
+		}
+		seen[ref] = true
+		events, err := historyOf(ctx, tc, ref.id, ref.run)
+		if err != nil {
+			return out, err
+		}
+		queue = append(queue, runsStartedBy(ref.id, events)...)
+		before, from := splitEvents(events, split)
+		out.Before, out.From = out.Before.Plus(CountActions(before)), out.From.Plus(CountActions(from))
+		out.Runs++
 	}
 	return out, nil
+}
+
+// runRef names one workflow run.
+type runRef struct{ id, run string }
+
+func listRuns(ctx context.Context, tc client.Client, query string) ([]runRef, error) {
+	var refs []runRef
+	var token []byte
+	for {
+		resp, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, NextPageToken: token})
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range resp.GetExecutions() {
+			refs = append(refs, runRef{e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId()})
+		}
+		if token = resp.GetNextPageToken(); len(token) == 0 {
+			return refs, nil
+		}
+	}
+}
+
+// runsStartedBy are the child runs a history started and the run it continued as.
+func runsStartedBy(id string, events []*historypb.HistoryEvent) []runRef {
+	var refs []runRef
+	for _, e := range events {
+		if child := e.GetChildWorkflowExecutionStartedEventAttributes().GetWorkflowExecution(); child != nil {
+			refs = append(refs, runRef{child.GetWorkflowId(), child.GetRunId()})
+		}
+		if next := e.GetWorkflowExecutionContinuedAsNewEventAttributes().GetNewExecutionRunId(); next != "" {
+			refs = append(refs, runRef{id, next})
+		}
+	}
+	return refs
 }
 
 func historyOf(ctx context.Context, tc client.Client, id, run string) ([]*historypb.HistoryEvent, error) {
