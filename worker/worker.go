@@ -1,7 +1,10 @@
 package worker
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/arcflow/arcflow/activities"
@@ -17,6 +20,15 @@ func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub) sd
 		// take the slower backlog path; eight keep a burst of 100 on the fast path.
 		MaxConcurrentWorkflowTaskPollers: 8,
 		MaxConcurrentActivityTaskPollers: 8,
+		// Heartbeats leave at once rather than held back to 80 % of the heartbeat
+		// timeout, so a late one still has most of the timeout to spare.
+		Interceptors:                 []interceptor.WorkerInterceptor{&heartbeats{every: HeartbeatEvery}},
+		MaxHeartbeatThrottleInterval: HeartbeatEvery,
+		// A killed replica cannot hand its cached workflows back: their next tasks
+		// wait this long on its sticky queue before any replica takes them (the
+		// SDK's default is 5 s). A live worker with eight pollers takes a task in
+		// milliseconds; one that misses this only costs another replica a replay.
+		StickyScheduleToStartTimeout: StickyScheduleToStartTimeout,
 	})
 	w.RegisterWorkflow(workflows.RunnerWorkflow)
 	w.RegisterWorkflow(workflows.PoolWorkflow)
@@ -25,6 +37,10 @@ func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub) sd
 	w.RegisterActivity(gh)
 	return w
 }
+
+// StickyScheduleToStartTimeout bounds how long a workflow task waits for the
+// replica that cached the workflow before it goes to any replica.
+const StickyScheduleToStartTimeout = 3 * time.Second
 
 // DefaultStickyCacheSize is the Temporal SDK's own default: how many workflows a
 // process keeps in memory between their tasks.

@@ -270,11 +270,22 @@ func (r *runnerRun) notifyPool(ctx workflow.Context, done RunnerDone) {
 	}
 }
 
+// ActivityHeartbeatTimeout is how long Temporal waits for a running activity's
+// heartbeat before it retries the activity elsewhere. arcflow's worker heartbeats
+// every running activity each second (worker.HeartbeatEvery), so this says "the
+// worker died", not "the call is slow": a SIGKILLed replica's activity runs again
+// on a surviving one about 5 s later plus the 1 s retry interval, where the 30 s
+// start-to-close timeout alone would take 30 s. Five missed heartbeats in a row
+// leave room for a slow Temporal frontend; a slow GitHub or Kubernetes call is
+// still bounded by the start-to-close timeout only.
+const ActivityHeartbeatTimeout = 5 * time.Second
+
 // activity options: GitHub and Kubernetes calls retry with backoff on transient
 // errors; the typed errors that the workflow handles itself are non-retryable.
 func kubeOptions(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
+		HeartbeatTimeout:    ActivityHeartbeatTimeout,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10,
 		},

@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"os"
-	"time"
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/worker"
@@ -31,7 +30,7 @@ func addCommonFlags(fs *flag.FlagSet) *commonFlags {
 	c.autoscaling = autoscalingFlags(fs)
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.logFormat, "log-format", "text", "text or json")
-	fs.StringVar(&c.profilingAddr, "profiling-addr", os.Getenv("ARCFLOW_PROFILING_ADDR"), "address of Go's /debug/pprof/ profiles (empty, the default, disables them)")
+	fs.StringVar(&c.profilingAddr, "profiling-addr", os.Getenv("ARCFLOW_PROFILING_ADDR"), "address of Go's /debug/pprof/ profiles (empty, the default, disables them; needs a build with -tags profiling)")
 	return c
 }
 
@@ -57,7 +56,8 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.BoolVar(&e.Enabled, "enable-leader-election", false, "run the Kubernetes watchers in one replica at a time")
 	fs.StringVar(&e.ID, "leader-election-id", "arcflow", "name of the leader-election Lease")
 	fs.StringVar(&e.Namespace, "leader-election-namespace", envOr("POD_NAMESPACE", "default"), "namespace of the Lease")
-	fs.DurationVar(&e.LeaseDuration, "leader-election-lease-duration", envDuration("ARCFLOW_LEASE_DURATION", 15*time.Second), "lease duration")
+	fs.DurationVar(&e.LeaseDuration, "leader-election-lease-duration", envDuration("ARCFLOW_LEASE_DURATION", worker.DefaultLeaseDuration),
+		"how long the leader's Lease holds unrenewed: a killed leader's watchers move to another replica after it (renewed every fifth of it)")
 	fs.StringVar(&w.metricsAddr, "metrics-addr", envOr("ARCFLOW_METRICS_ADDR", ":8080"), "address of the Prometheus /metrics and /healthz endpoint (empty disables it)")
 	fs.IntVar(&w.stickyCacheSize, "sticky-workflow-cache-size", envInt("ARCFLOW_STICKY_WORKFLOW_CACHE_SIZE", worker.DefaultStickyCacheSize),
 		"workflows kept in memory between tasks; more than are live costs nothing, fewer replays histories")
