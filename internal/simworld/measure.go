@@ -181,3 +181,17 @@ func RunnerHistories(ctx context.Context, tc client.Client, namespace string) (H
 	}
 	return stats, nil
 }
+
+// ActivityExecutions reads a worker's /metrics: how many activity executions the
+// Temporal SDK finished in that process, by activity type.
+func ActivityExecutions(ctx context.Context, metricsURL string) (map[string]uint64, error) {
+	families, err := scrape(ctx, metricsURL)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]uint64{}
+	for _, m := range families["temporal_activity_execution_latency_seconds"].GetMetric() {
+		out[labelsOf(m)["activity_type"]] += m.GetHistogram().GetSampleCount()
+	}
+	return out, nil
+}

@@ -123,6 +123,17 @@ func (p *Process) Running() bool {
 	}
 }
 
+// Pid is the running process's ID, 0 when it is not running. arcflow's worker
+// names itself by it: "<pid>@<host>@" to Temporal, "<host>-<pid>" in the Lease.
+func (p *Process) Pid() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
+
 // LogPath is where the process writes its output.
 func (p *Process) LogPath() string { return p.log }
 

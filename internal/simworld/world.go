@@ -47,9 +47,14 @@ type Config struct {
 	MaxDelay                 time.Duration
 	// Env is added to the worker's and the webhook's environment, e.g.
 	// ARCFLOW_BATCH_WINDOW=500ms.
-	Env  []string
-	Seed uint64
-	Log  *slog.Logger
+	Env []string
+	// Workers and Webhooks are how many `arcflow worker` and `arcflow webhook`
+	// processes run (default 1 each), as replicas of one Deployment: the workers
+	// share the task queue and elect one leader for the Kubernetes watchers, the
+	// sender spreads deliveries over the webhooks in turn.
+	Workers, Webhooks int
+	Seed              uint64
+	Log               *slog.Logger
 }
 
 // World is arcflow running against the simulator.
@@ -59,10 +64,15 @@ type World struct {
 	GitHub  *fake.Server
 	Runners *sim.Runners
 	Sender  *sim.Sender
+	// Worker and Webhook are the first replicas, WorkerMetricsURL and so on
+	// where they listen; the slices hold every replica, in the same order.
 	Worker  *Process
 	Webhook *Process
 	// WebhookURL and WorkerMetricsURL are where the two processes listen.
 	WebhookURL, WorkerMetricsURL, WebhookMetricsURL string
+	Workers, Webhooks                               []*Process
+	WebhookURLs, WorkerMetricsURLs                  []string
+	WebhookMetricsURLs                              []string
 	cancel                                          context.CancelFunc
 	done                                            chan struct{}
 }
@@ -76,6 +86,7 @@ func Start(ctx context.Context, cfg Config) (*World, error) {
 	if cfg.JobDuration == 0 {
 		cfg.JobDuration = 5 * time.Second
 	}
+	cfg.Workers, cfg.Webhooks = max(cfg.Workers, 1), max(cfg.Webhooks, 1)
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("world dir: %w", err)
 	}
@@ -101,32 +112,19 @@ func Start(ctx context.Context, cfg Config) (*World, error) {
 	}
 	go func() { defer close(w.done); _ = w.Runners.Run(runCtx) }()
 
-	ports, err := teststack.FreePorts(3)
-	if err != nil {
-		return nil, errors.Join(err, w.Stop())
-	}
-	w.WebhookURL = fmt.Sprintf("http://127.0.0.1:%d/webhook", ports[0])
-	w.WorkerMetricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", ports[1])
-	w.WebhookMetricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", ports[0])
 	env := append([]string{
 		"KUBECONFIG=" + cfg.Stack.Kubeconfig, "TEMPORAL_ADDRESS=" + cfg.Stack.TemporalAddress,
 		"GITHUB_TOKEN=ghp_simulated", "GITHUB_URL=" + gh.URL, "POD_NAMESPACE=" + cfg.Namespace,
 		"GITHUB_WEBHOOK_SECRET_TOKEN=" + WebhookSecret, "ARCFLOW_LEASE_DURATION=4s",
 	}, cfg.Env...)
-	common := []string{"--watch-namespace=" + cfg.Namespace, "--log-level=warn"}
-	if w.Worker, err = startProcess(cfg.Dir, "worker", cfg.Binary, env,
-		append([]string{"worker", "--enable-leader-election", fmt.Sprintf("--metrics-addr=127.0.0.1:%d", ports[1])}, common...)...); err != nil {
-		return nil, errors.Join(err, w.Stop())
-	}
-	if w.Webhook, err = startProcess(cfg.Dir, "webhook", cfg.Binary, env,
-		append([]string{"webhook", fmt.Sprintf("--webhook-addr=127.0.0.1:%d", ports[0])}, common...)...); err != nil {
+	if err := w.startReplicas(env); err != nil {
 		return nil, errors.Join(err, w.Stop())
 	}
 	if err := w.WaitServing(ctx); err != nil {
 		return nil, errors.Join(err, w.Stop())
 	}
 	w.Sender = &sim.Sender{
-		URL: w.WebhookURL, Secret: []byte(WebhookSecret), Orgs: cfg.Orgs, Seed: cfg.Seed, Log: cfg.Log,
+		URL: w.WebhookURL, URLs: w.WebhookURLs, Secret: []byte(WebhookSecret), Orgs: cfg.Orgs, Seed: cfg.Seed, Log: cfg.Log,
 		Loss: cfg.Loss, Duplicate: cfg.Duplicate, Reorder: cfg.Reorder, MaxDelay: cfg.MaxDelay,
 	}
 	w.Sender.Start(runCtx)
@@ -137,9 +135,58 @@ func Start(ctx context.Context, cfg Config) (*World, error) {
 	return w, nil
 }
 
-// WaitServing waits until the worker's metrics endpoint and the webhook answer.
+// startReplicas starts cfg.Workers worker and cfg.Webhooks webhook processes,
+// each on ports of its own; the first of each keeps the log names worker.log and
+// webhook.log, the others get worker-2.log, webhook-2.log and so on.
+func (w *World) startReplicas(env []string) error {
+	cfg := w.cfg
+	ports, err := teststack.FreePorts(cfg.Workers + cfg.Webhooks)
+	if err != nil {
+		return err
+	}
+	common := []string{"--watch-namespace=" + cfg.Namespace, "--log-level=warn"}
+	for i := range cfg.Workers {
+		addr := fmt.Sprintf("127.0.0.1:%d", ports[i])
+		p, err := startProcess(cfg.Dir, replicaName("worker", i), cfg.Binary, env,
+			append([]string{"worker", "--enable-leader-election", "--metrics-addr=" + addr}, common...)...)
+		if err != nil {
+			return err
+		}
+		w.Workers, w.WorkerMetricsURLs = append(w.Workers, p), append(w.WorkerMetricsURLs, "http://"+addr+"/metrics")
+	}
+	for i := range cfg.Webhooks {
+		addr := fmt.Sprintf("127.0.0.1:%d", ports[cfg.Workers+i])
+		p, err := startProcess(cfg.Dir, replicaName("webhook", i), cfg.Binary, env,
+			append([]string{"webhook", "--webhook-addr=" + addr}, common...)...)
+		if err != nil {
+			return err
+		}
+		w.Webhooks = append(w.Webhooks, p)
+		w.WebhookURLs = append(w.WebhookURLs, "http://"+addr+"/webhook")
+		w.WebhookMetricsURLs = append(w.WebhookMetricsURLs, "http://"+addr+"/metrics")
+	}
+	w.Worker, w.WorkerMetricsURL = w.Workers[0], w.WorkerMetricsURLs[0]
+	w.Webhook, w.WebhookURL, w.WebhookMetricsURL = w.Webhooks[0], w.WebhookURLs[0], w.WebhookMetricsURLs[0]
+	return nil
+}
+
+func replicaName(part string, i int) string {
+	if i == 0 {
+		return part
+	}
+	return fmt.Sprintf("%s-%d", part, i+1)
+}
+
+// WaitServing waits until every worker's metrics endpoint and every webhook answer.
 func (w *World) WaitServing(ctx context.Context) error {
-	for _, url := range []string{strings.TrimSuffix(w.WorkerMetricsURL, "metrics") + "healthz", strings.TrimSuffix(w.WebhookURL, "webhook") + "healthz"} {
+	var urls []string
+	for _, u := range w.WorkerMetricsURLs {
+		urls = append(urls, strings.TrimSuffix(u, "metrics")+"healthz")
+	}
+	for _, u := range w.WebhookURLs {
+		urls = append(urls, strings.TrimSuffix(u, "webhook")+"healthz")
+	}
+	for _, url := range urls {
 		if err := waitHTTP(ctx, url); err != nil {
 			return err
 		}
@@ -187,10 +234,8 @@ func (w *World) Apply(ctx context.Context, manifest string) error {
 
 // Stop stops the processes and the simulator. It does not delete resources.
 func (w *World) Stop() error {
-	for _, p := range []*Process{w.Webhook, w.Worker} {
-		if p != nil {
-			p.Stop(5 * time.Second)
-		}
+	for _, p := range append(append([]*Process{}, w.Webhooks...), w.Workers...) {
+		p.Stop(5 * time.Second)
 	}
 	w.cancel()
 	if w.Runners != nil {
