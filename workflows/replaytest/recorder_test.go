@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -97,7 +98,28 @@ func waitState[S any](r *recorder, id, what string, done func(S) bool) S {
 // decodes its result into out (nil: no result).
 func (r *recorder) waitDone(id string, out any) {
 	r.t.Helper()
-	require.NoError(r.t, r.c.GetWorkflow(r.ctx, id, "").Get(r.ctx, out), "%s did not complete", id)
+	if err := r.c.GetWorkflow(r.ctx, id, "").Get(r.ctx, out); err != nil {
+		r.t.Fatalf("%s did not complete: %v; %s", id, err, r.describe(id))
+	}
+}
+
+// describe says where a workflow is, for a failure message.
+func (r *recorder) describe(id string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var state json.RawMessage
+	if v, err := r.c.QueryWorkflow(ctx, id, "", workflows.QueryState); err != nil {
+		state = json.RawMessage(strconv.Quote(err.Error()))
+	} else if err := v.Get(&state); err != nil {
+		state = json.RawMessage(strconv.Quote(err.Error()))
+	}
+	desc, err := r.c.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		return fmt.Sprintf("state %s; describe: %v", state, err)
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	return fmt.Sprintf("state %s; status %s, %d events, %d pending activities",
+		state, info.GetStatus(), info.GetHistoryLength(), len(desc.GetPendingActivities()))
 }
 
 // waitContinued waits until a workflow's current run is not firstRun any more.

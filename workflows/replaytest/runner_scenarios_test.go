@@ -1,6 +1,7 @@
 package replaytest
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -70,7 +71,12 @@ func TestRecordRunnerHistories(t *testing.T) {
 	sink.start(sinkID, workflows.PoolWorkflow, workflows.PoolInput{Spec: workflows.PoolSpec{
 		Namespace: ns, Kind: v1alpha1.KindRunnerDeployment, Name: "sink", Generation: 1, Scope: scope,
 	}})
-	t.Cleanup(func() { sink.signal(sinkID, workflows.SignalDelete, nil) })
+	t.Cleanup(func() {
+		// The sink outlives the recorder's deadline; it needs a context of its own.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		require.NoError(t, plain.client.SignalWorkflow(ctx, sinkID, "", workflows.SignalDelete, nil))
+	})
 
 	for _, sc := range runnerScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
