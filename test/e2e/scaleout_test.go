@@ -1,0 +1,309 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim"
+	"github.com/arcflow/arcflow/test/fullpath"
+	"github.com/arcflow/arcflow/worker"
+)
+
+// Two `arcflow worker` and two `arcflow webhook` processes, as the chart and the
+// kustomize base deploy them, against one Temporal and one Kubernetes: the work
+// spreads over both workers and both webhooks, one worker leads the Kubernetes
+// watchers, a worker SIGKILLed mid-activity has its activity retried on the other
+// within 10 s, and the leader SIGKILLed hands the watchers over within the lease
+// time while every job still completes and no busy runner's pod is deleted.
+func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the local stack")
+	}
+	const ns, hra = "scaleout", "app"
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	w, err := simworld.Start(ctx, simworld.Config{
+		Stack: stack, RepoRoot: repoRoot(t), Namespace: ns, Dir: t.TempDir(), Binary: arcflowBinary(t),
+		Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: 2 * time.Second, Seed: 13,
+		Workers: 2, Webhooks: 2,
+		// The production lease, not simworld's short test one: the handover measured
+		// here is the one a user gets.
+		Env: []string{"ARCFLOW_LEASE_DURATION=" + worker.DefaultLeaseDuration.String()},
+		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, p := range append(append([]*simworld.Process{}, w.Workers...), w.Webhooks...) {
+				data, _ := os.ReadFile(p.LogPath())
+				t.Logf("%s log:\n%s", p.Name, data)
+			}
+		}
+		w.GitHub.SetLatency(0)
+		for _, p := range w.Workers {
+			if !p.Running() {
+				require.NoError(t, p.Start())
+			}
+		}
+		_, _ = stack.Kubectl(context.Background(), "delete", "-n", ns, "hra,rdeploy", "--all", "--wait=false")
+		require.Eventually(t, func() bool { return len(runnerPods(t, w)) == 0 && len(w.GitHub.Runners()) == 0 },
+			90*time.Second, 200*time.Millisecond, "pools drained after delete")
+		require.NoError(t, w.Stop())
+	})
+	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	defer tc.Close()
+
+	require.NoError(t, w.Apply(ctx, fullpath.RunnerDeployment))
+	require.Eventually(t, func() bool {
+		out, err := stack.Kubectl(ctx, "get", "-n", ns, "hra", hra, "-o", "jsonpath={.status.desiredReplicas}")
+		return err == nil && out == "0" && len(runnerPods(t, w)) == 0
+	}, 60*time.Second, 200*time.Millisecond, "the pool settles at minReplicas 0")
+	leader := requireOneLeader(t, ctx, w)
+
+	// 1. Work spreads over both workers and both webhooks.
+	const spreadJobs = 12
+	queueJobs(t, ctx, w, spreadJobs)
+	waitJobsDone(t, w, spreadJobs, 90*time.Second)
+	var total uint64
+	ran := make([]uint64, len(w.Workers))
+	for i, url := range w.WorkerMetricsURLs {
+		byType, err := simworld.ActivityExecutions(ctx, url)
+		require.NoError(t, err)
+		for _, n := range byType {
+			ran[i] += n
+		}
+		total += ran[i]
+		t.Logf("%s ran %d activities %v", w.Workers[i].Name, ran[i], byType)
+	}
+	for i := range ran {
+		require.NotZero(t, ran[i], "%s ran none of the activities", w.Workers[i].Name)
+	}
+	t.Logf("activity share: %s %.0f %%, %s %.0f %% of %d", w.Workers[0].Name, 100*float64(ran[0])/float64(total),
+		w.Workers[1].Name, 100*float64(ran[1])/float64(total), total)
+	for i, url := range w.WebhookMetricsURLs {
+		signals, err := simworld.WebhookSignalCounts(ctx, url)
+		require.NoError(t, err)
+		require.NotZero(t, signals.Deliveries, "%s answered no delivery", w.Webhooks[i].Name)
+		t.Logf("%s answered %.0f deliveries with %.0f signals", w.Webhooks[i].Name, signals.Deliveries, signals.Signals)
+	}
+	require.Equal(t, leader, requireOneLeader(t, ctx, w), "the lease stayed where it was")
+
+	// 2. A worker SIGKILLed mid-activity: GitHub answers slowly (longer than the
+	// heartbeat timeout, so the heartbeats are what keeps the call alive), and the
+	// worker running a runner's GitHub or Kubernetes call is killed.
+	w.GitHub.SetLatency(7 * time.Second)
+	queueJobs(t, ctx, w, 2)
+	victim, pending := startedRunnerActivity(t, ctx, tc, w)
+	survivor := w.Workers[1-victim]
+	killAt := time.Now()
+	w.Workers[victim].Kill()
+	t.Logf("killed %s while runner %s ran %s (attempt %d)", w.Workers[victim].Name, pending.workflowID, pending.activity, pending.attempt)
+	var pickedUp time.Duration
+	require.Eventually(t, func() bool {
+		desc, err := tc.DescribeWorkflowExecution(ctx, pending.workflowID, "")
+		if err != nil {
+			return false
+		}
+		for _, a := range desc.GetPendingActivities() {
+			if a.GetActivityId() == pending.activityID && a.GetAttempt() > pending.attempt &&
+				a.GetState() == enumspb.PENDING_ACTIVITY_STATE_STARTED && strings.HasPrefix(a.GetLastWorkerIdentity(), fmt.Sprintf("%d@", survivor.Pid())) {
+				pickedUp = a.GetLastStartedTime().AsTime().Sub(killAt)
+				return true
+			}
+		}
+		return false
+	}, 30*time.Second, 50*time.Millisecond, "the surviving worker retries %s of %s", pending.activity, pending.workflowID)
+	t.Logf("RECOVERY kill -> %s started again on %s: %v", pending.activity, survivor.Name, pickedUp.Round(10*time.Millisecond))
+	require.LessOrEqual(t, pickedUp, 10*time.Second, "a surviving replica picks up a killed worker's activity within 10 s")
+	w.GitHub.SetLatency(0)
+	require.NoError(t, w.Workers[victim].Start())
+	waitJobsDone(t, w, spreadJobs+2, 90*time.Second)
+
+	// 3. The leader SIGKILLed: the Lease moves to the other worker once it expires,
+	// and that worker's watchers handle the pods of jobs queued after the kill.
+	leader = requireOneLeader(t, ctx, w)
+	follower := w.Workers[1-leader]
+	killAt = time.Now()
+	w.Workers[leader].Kill()
+	queueJobs(t, ctx, w, 4)
+	var handover time.Duration
+	require.Eventually(t, func() bool {
+		holder, err := leaseHolder(ctx, w)
+		if err == nil && strings.HasSuffix(holder, fmt.Sprintf("-%d", follower.Pid())) {
+			handover = time.Since(killAt)
+			return true
+		}
+		return false
+	}, 30*time.Second, 50*time.Millisecond, "the follower takes the Lease")
+	t.Logf("HANDOVER kill -> %s holds the Lease: %v (lease %v)", follower.Name, handover.Round(10*time.Millisecond), worker.DefaultLeaseDuration)
+	require.LessOrEqual(t, handover, worker.DefaultLeaseDuration+3*time.Second, "the handover takes the lease time")
+
+	// The first runner pod created after the kill ends with its job: the pod's
+	// exit reached the new leader's watcher, and the runner workflow deleted it.
+	var firstGone time.Duration
+	require.Eventually(t, func() bool {
+		var first string
+		for _, p := range w.Runners.PodTimes() {
+			if p.Created.After(killAt) {
+				first = p.Name
+				break
+			}
+		}
+		if first == "" {
+			return false
+		}
+		_, err := w.Kube.CoreV1().Pods(ns).Get(ctx, first, metav1.GetOptions{})
+		if err != nil {
+			firstGone = time.Since(killAt)
+			return true
+		}
+		return false
+	}, 90*time.Second, 100*time.Millisecond, "a runner pod created after the kill is deleted when its job is done")
+	t.Logf("HANDOVER kill -> first new runner pod's exit handled and the pod deleted: %v", firstGone.Round(10*time.Millisecond))
+	waitJobsDone(t, w, spreadJobs+6, 90*time.Second)
+	require.Equal(t, 1-leader, requireOneLeader(t, ctx, w))
+	require.NoError(t, w.Workers[leader].Start())
+
+	for _, j := range w.GitHub.Jobs() {
+		require.Equal(t, "success", j.Conclusion, "job %d", j.ID)
+	}
+	require.Empty(t, w.Runners.Violations(), "no pod deleted while its runner was busy")
+	require.Zero(t, w.Runners.Interrupted())
+	stats := w.Sender.Stats()
+	require.Zero(t, stats.Rejected+stats.Failed, "every delivery accepted")
+}
+
+func queueJobs(t *testing.T, ctx context.Context, w *simworld.World, n int) {
+	require.NoError(t, sim.Workload{Jobs: n, Repositories: []string{"octo-org/app"}, LabelSets: [][]string{{"self-hosted", "linux", "build"}}}.
+		Run(ctx, w.Queue))
+}
+
+func waitJobsDone(t *testing.T, w *simworld.World, n int, within time.Duration) {
+	require.Eventually(t, func() bool {
+		done := 0
+		for _, j := range w.GitHub.Jobs() {
+			if j.Status == "completed" {
+				done++
+			}
+		}
+		return done == n
+	}, within, 100*time.Millisecond, "%d jobs completed", n)
+}
+
+func leaseHolder(ctx context.Context, w *simworld.World) (string, error) {
+	lease, err := w.Kube.CoordinationV1().Leases(w.Namespace()).Get(ctx, "arcflow", metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	if lease.Spec.HolderIdentity == nil {
+		return "", nil
+	}
+	return *lease.Spec.HolderIdentity, nil
+}
+
+// requireOneLeader finds the worker that holds the Lease and checks it is the
+// only one running the watchers: only the watchers set the autoscaler's gauges.
+func requireOneLeader(t *testing.T, ctx context.Context, w *simworld.World) int {
+	leader := -1
+	require.Eventually(t, func() bool {
+		holder, err := leaseHolder(ctx, w)
+		if err != nil {
+			return false
+		}
+		leader = -1
+		for i, p := range w.Workers {
+			if p.Running() && strings.HasSuffix(holder, fmt.Sprintf("-%d", p.Pid())) {
+				leader = i
+			}
+		}
+		if leader < 0 {
+			return false
+		}
+		for i, url := range w.WorkerMetricsURLs {
+			if !w.Workers[i].Running() {
+				continue
+			}
+			metrics, err := metricsText(ctx, url)
+			if err != nil || strings.Contains(metrics, "horizontalrunnerautoscaler_spec_max_replicas{") != (i == leader) {
+				return false
+			}
+		}
+		return true
+	}, 30*time.Second, 100*time.Millisecond, "exactly one worker, the Lease holder, runs the watchers")
+	return leader
+}
+
+// runningActivity is an activity a runner workflow has started on a worker.
+type runningActivity struct {
+	workflowID, activityID, activity string
+	attempt                          int32
+}
+
+// startedRunnerActivity waits until a runner workflow has an activity running on
+// one of the workers and says which worker and which activity.
+func startedRunnerActivity(t *testing.T, ctx context.Context, tc client.Client, w *simworld.World) (int, runningActivity) {
+	prefix := "runner/" + w.Namespace() + "/"
+	var found runningActivity
+	victim := -1
+	require.Eventually(t, func() bool {
+		list, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Query: "WorkflowType = 'RunnerWorkflow' AND ExecutionStatus = 'Running'",
+		})
+		if err != nil {
+			return false
+		}
+		for _, e := range list.GetExecutions() {
+			id := e.GetExecution().GetWorkflowId()
+			if !strings.HasPrefix(id, prefix) {
+				continue
+			}
+			desc, err := tc.DescribeWorkflowExecution(ctx, id, "")
+			if err != nil {
+				continue
+			}
+			for _, a := range desc.GetPendingActivities() {
+				if a.GetState() != enumspb.PENDING_ACTIVITY_STATE_STARTED {
+					continue
+				}
+				for i, p := range w.Workers {
+					if strings.HasPrefix(a.GetLastWorkerIdentity(), fmt.Sprintf("%d@", p.Pid())) {
+						victim = i
+						found = runningActivity{workflowID: id, activityID: a.GetActivityId(), activity: a.GetActivityType().GetName(), attempt: a.GetAttempt()}
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}, 60*time.Second, 100*time.Millisecond, "a runner workflow runs a slow activity on a worker")
+	return victim, found
+}
+
+func metricsText(ctx context.Context, url string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return string(body), err
+}
