@@ -20,7 +20,7 @@ func runAll(args []string) error {
 	common, workerFlags, webhookFlags := addCommonFlags(fs), addWorkerFlags(fs), addWebhookFlags(fs)
 	_ = fs.Parse(args)
 	workerFlags.finish()
-	p, err := newProcess(common, false)
+	p, err := newProcess(common, true)
 	if err != nil {
 		return err
 	}

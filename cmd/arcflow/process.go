@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"os"
+	"runtime/debug"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
@@ -20,23 +22,29 @@ import (
 type process struct {
 	log      *slog.Logger
 	reg      *prometheus.Registry
-	kube     kubernetes.Interface
+	kube     kubernetes.Interface // nil without the worker
 	dynamic  dynamic.Interface
 	temporal client.Client
 }
 
-// newProcess builds the clients. With
-// lazyTemporal the process starts while Temporal is unreachable (the webhook
-// answers 503 meanwhile); otherwise it connects at once, as the worker needs.
-func newProcess(c *commonFlags, lazyTemporal bool) (*process, error) {
+// newProcess builds the clients. Only a process that runs the worker builds the
+// typed Kubernetes clientset: creating it runs the constructors of every API
+// group's client, which alone maps about 6 MiB more of the binary into the
+// webhook's resident set (the webhook reads custom resources through the dynamic
+// client). A webhook-only process dials Temporal lazily, so it starts, and
+// answers 503, while Temporal is unreachable; the worker connects at once.
+func newProcess(c *commonFlags, withWorker bool) (*process, error) {
 	p := &process{log: newLogger(c.logLevel, c.logFormat), reg: newRegistry()}
+	setGCDefault()
 	restConfig, err := kubeRESTConfig(c.kubeconfig)
 	if err != nil {
 		return nil, err
 	}
 	worker.NewKubernetesRequests(p.reg).Instrument(restConfig)
-	if p.kube, err = kubernetes.NewForConfig(restConfig); err != nil {
-		return nil, fmt.Errorf("kubernetes client: %w", err)
+	if withWorker {
+		if p.kube, err = kubernetes.NewForConfig(restConfig); err != nil {
+			return nil, fmt.Errorf("kubernetes client: %w", err)
+		}
 	}
 	if p.dynamic, err = dynamic.NewForConfig(restConfig); err != nil {
 		return nil, fmt.Errorf("kubernetes dynamic client: %w", err)
@@ -46,7 +54,7 @@ func newProcess(c *commonFlags, lazyTemporal bool) (*process, error) {
 		return nil, err
 	}
 	topts.MetricsHandler = worker.NewTemporalMetrics(p.reg)
-	if lazyTemporal {
+	if !withWorker {
 		if p.temporal, err = client.NewLazyClient(topts); err != nil {
 			return nil, fmt.Errorf("temporal client: %w", err)
 		}
@@ -59,6 +67,21 @@ func newProcess(c *commonFlags, lazyTemporal bool) (*process, error) {
 }
 
 func (p *process) close() { p.temporal.Close() }
+
+// defaultGCPercent is arcflow's GOGC when the environment sets none: the heap
+// grows by half its live size between collections instead of doubling. Measured
+// at 100 live runners, it took the worker's anonymous memory from 32.0 to 26.1 MiB
+// and the webhook's from 14.7 to 13.4 MiB, with no more CPU than GOGC=100 over the
+// same run (a live heap of about 12 MiB collects quickly).
+const defaultGCPercent = 50
+
+// setGCDefault applies defaultGCPercent unless GOGC is set; GOGC and GOMEMLIMIT
+// from the environment are the Go runtime's own and always win.
+func setGCDefault() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(defaultGCPercent)
+	}
+}
 
 // kubeRESTConfig loads the kubeconfig, or the in-cluster config when it is empty.
 // Both get the same rate limits: client-go's default of 5 requests a second would

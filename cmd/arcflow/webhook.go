@@ -12,8 +12,7 @@ func runWebhook(args []string) error {
 	fs := flag.NewFlagSet("webhook", flag.ExitOnError)
 	common, flags := addCommonFlags(fs), addWebhookFlags(fs)
 	_ = fs.Parse(args)
-	// Lazy: the server starts, and answers 503, while Temporal is unreachable.
-	p, err := newProcess(common, true)
+	p, err := newProcess(common, false)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ func runWorker(args []string) error {
 	common, flags := addCommonFlags(fs), addWorkerFlags(fs)
 	_ = fs.Parse(args)
 	flags.finish()
-	p, err := newProcess(common, false)
+	p, err := newProcess(common, true)
 	if err != nil {
 		return err
 	}

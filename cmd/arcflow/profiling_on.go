@@ -1,3 +1,5 @@
+//go:build profiling
+
 package main
 
 import (
@@ -15,7 +17,8 @@ import (
 // CPU) on addr until ctx ends; an empty addr serves nothing. It has a listener of
 // its own, off by default, rather than a path on the metrics port: a profile shows
 // the process's internals and a CPU profile costs CPU, so it is for someone looking
-// into memory or CPU on purpose, bound where only they can reach it.
+// into memory or CPU on purpose, bound where only they can reach it. It is built
+// only with `-tags profiling` (see profiling_off.go for why).
 func serveProfiling(ctx context.Context, addr string, log *slog.Logger) error {
 	if addr == "" {
 		return nil
