@@ -197,6 +197,13 @@ func (r *runnerRun) awaitRegistration(ctx workflow.Context) error {
 
 // awaitStopOrExit waits, without any timer, for a stop signal or the pod to end.
 func (r *runnerRun) awaitStopOrExit(ctx workflow.Context) {
+	// A stop or an exit drained into the state at continue-as-new is acted on at
+	// once. Runs started before this fix wait for one more signal here, as they did.
+	if (r.state.StopRequested || r.state.Pod.Exited()) &&
+		workflow.GetVersion(ctx, "drained-stop", workflow.DefaultVersion, 1) == 1 {
+		r.afterExitOrStop(ctx)
+		return
+	}
 	sel := workflow.NewSelector(ctx)
 	r.listen(ctx, sel)
 	sel.Select(ctx)
