@@ -179,6 +179,18 @@ func runnerScenarios() []runnerScenario {
 			r.signal(id, workflows.SignalStop, workflows.StopRequest{Reason: "scale-up"})
 		},
 	}, {
+		// The run after a continue-as-new that drained a stop signal: it starts
+		// idle with the stop in its state (the drained-stop version).
+		name: "runner-drained-stop", reason: workflows.EndStopped,
+		in: func(name string) workflows.RunnerInput {
+			in := runnerIn(name, false)
+			in.State = &workflows.RunnerState{
+				Phase: workflows.PhaseIdle, RunnerID: runnerID(name), Pod: running(name, "1", true),
+				StopRequested: true, StopReason: "scale-down",
+			}
+			return in
+		},
+	}, {
 		// A runner that polls long enough to continue as new, then registers.
 		name: "runner-continue-as-new", reason: workflows.EndStopped,
 		prepare: func(name string) { fakes.set(fakes.neverRegister, name, true) },
