@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -148,6 +149,11 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResul
 	w.GitHub.ResetCalls()
 	cpuWorker, cpuWebhook := w.Worker.CPU(), w.Webhook.CPU()
 	serverBase, postgresBase := s.serverUsage()
+	clientURLs := slices.Concat(w.WorkerMetricsURLs, w.WebhookMetricsURLs)
+	clientBase, err := simworld.ClientActions(ctx, clientURLs...)
+	if err != nil {
+		return nil, err
+	}
 
 	r := &burstResult{jobs: n, maxRunners: maxRunners, serverName: s.serverName()}
 	start := time.Now()
@@ -233,6 +239,11 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResul
 	if r.actions, err = simworld.NamespaceActions(ctx, s.temporal, ns, start); err != nil {
 		return nil, err
 	}
+	client, err := simworld.ClientActions(ctx, clientURLs...)
+	if err != nil {
+		return nil, err
+	}
+	r.actions.From = r.actions.From.Plus(client.Since(clientBase))
 	r.workerRSS, r.webhookRSS = w.Worker.PeakRSS(), w.Webhook.PeakRSS()
 	r.workerCPU, r.webhookCPU = w.Worker.CPU()-cpuWorker, w.Webhook.CPU()-cpuWebhook
 	r.violations = len(w.Runners.Violations())

@@ -33,10 +33,10 @@ import (
 //     a reset (WorkflowTaskFailed with cause RESET_WORKFLOW), Nexus operation
 //     scheduled or cancel requested: 1 each.
 //
-// Not in any history, so not counted here: queries (1 per query the workers
-// answer; arcflow's worker and webhook and the bench send none, only `arcflow
-// status` does), activity heartbeats that reach the server (arcflow's activities
-// do not heartbeat), rejected updates and schedule operations (arcflow uses neither).
+// Not in any history: activity heartbeats that reach the server and queries (1
+// each). ClientActions counts those from the Temporal SDK's request counters of
+// arcflow's processes. Rejected updates and schedule operations are not counted:
+// arcflow uses neither.
 const ActionsRuleURL = "https://docs.temporal.io/cloud/actions"
 
 // CloudPricePerMillionActions is Temporal Cloud's Pay-As-You-Go list price, USD per
@@ -65,6 +65,9 @@ type Actions struct {
 	OptionsUpdates       int
 	Resets               int
 	NexusOperations      int
+	// Not in histories: from the clients' request counters (ClientActions).
+	Heartbeats int
+	Queries    int
 }
 
 // Total is the number of Actions billed.
@@ -84,6 +87,7 @@ func (a Actions) Plus(b Actions) Actions {
 		LocalActivityRetries: a.LocalActivityRetries + b.LocalActivityRetries, MarkerTasks: a.MarkerTasks + b.MarkerTasks,
 		Timers: a.Timers + b.Timers, SearchAttrUpserts: a.SearchAttrUpserts + b.SearchAttrUpserts, Updates: a.Updates + b.Updates,
 		OptionsUpdates: a.OptionsUpdates + b.OptionsUpdates, Resets: a.Resets + b.Resets, NexusOperations: a.NexusOperations + b.NexusOperations,
+		Heartbeats: a.Heartbeats + b.Heartbeats, Queries: a.Queries + b.Queries,
 	}
 }
 
@@ -98,6 +102,7 @@ func (a Actions) kinds() []actionKind {
 		{"activities", a.Activities}, {"activity retries", a.ActivityRetries}, {"local activity retries", a.LocalActivityRetries},
 		{"marker tasks", a.MarkerTasks}, {"timers", a.Timers}, {"search attribute upserts", a.SearchAttrUpserts},
 		{"updates", a.Updates}, {"options updates", a.OptionsUpdates}, {"resets", a.Resets}, {"nexus operations", a.NexusOperations},
+		{"activity heartbeats", a.Heartbeats}, {"queries", a.Queries},
 	}
 }
 
