@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -52,6 +51,7 @@ func runChaos(ctx context.Context, args []string) error {
 	maxRunners := fs.Int("max-runners", 10, "the HRA's maxReplicas")
 	workerEvery := fs.Duration("kill-worker-every", 20*time.Second, "mean time between worker kills")
 	webhookEvery := fs.Duration("kill-webhook-every", 30*time.Second, "mean time between webhook kills")
+	workers := fs.Int("workers", 1, "arcflow worker replicas; the first is killed, the others go on (their leader election hands the watchers over)")
 	duplicate := fs.Float64("duplicate", 0.3, "share of deliveries sent twice")
 	reorder := fs.Float64("reorder", 0.1, "share of deliveries held back behind the next one")
 	_ = fs.Parse(args)
@@ -63,7 +63,7 @@ func runChaos(ctx context.Context, args []string) error {
 	defer s.close()
 	const ns = "chaos"
 	w, err := s.world(ctx, simworld.Config{
-		Namespace: ns, RegisterDelay: time.Second, JobDuration: 5 * time.Second, Seed: 3,
+		Namespace: ns, RegisterDelay: time.Second, JobDuration: 5 * time.Second, Seed: 3, Workers: *workers,
 		Duplicate: *duplicate, Reorder: *reorder,
 		// Deliveries sent while the webhook is down are lost, as on GitHub; the
 		// missed-webhook reconcile finds their jobs.
@@ -101,8 +101,10 @@ func runChaos(ctx context.Context, args []string) error {
 		return err
 	}
 	allDone := time.Since(start)
-	if !w.Worker.Running() || !w.Webhook.Running() {
-		return errors.New("the worker or the webhook did not come back after its last kill")
+	for _, p := range append([]*simworld.Process{w.Webhook}, w.Workers...) {
+		if !p.Running() {
+			return fmt.Errorf("%s is not running: it did not come back after its last kill, or died", p.Name)
+		}
 	}
 	step("draining: waiting for the scale-down delay and the last runners to go")
 	drainStart := time.Now()
@@ -130,8 +132,8 @@ func runChaos(ctx context.Context, args []string) error {
 		{"no orphan pod or registered runner after the drain", drainErr == nil, orphans},
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n### Chaos: %d jobs at %.1f/s, HRA max %d; worker SIGKILLed about every %s, webhook about every %s; %.0f %% duplicated, %.0f %% reordered deliveries\n\n",
-		*jobs, *rate, *maxRunners, *workerEvery, *webhookEvery, *duplicate*100, *reorder*100)
+	fmt.Fprintf(&b, "\n### Chaos: %d jobs at %.1f/s, HRA max %d; %d worker replica(s), the first SIGKILLed about every %s, webhook about every %s; %.0f %% duplicated, %.0f %% reordered deliveries\n\n",
+		*jobs, *rate, *maxRunners, *workers, *workerEvery, *webhookEvery, *duplicate*100, *reorder*100)
 	b.WriteString("| Check | Result | Pass |\n|---|---|---|\n")
 	pass := true
 	for _, c := range checks {
