@@ -79,7 +79,8 @@ func TestAllInOneProcessScalesFromASignedDelivery(t *testing.T) {
 	require.Eventually(t, func() bool {
 		jobs := gh.Jobs()
 		return len(jobs) == 1 && jobs[0].Status == "completed"
-	}, 60*time.Second, 100*time.Millisecond, "the delivery scaled a runner that ran the job")
+	}, 60*time.Second, 100*time.Millisecond, "the delivery scaled a runner that ran the job; deliveries: %+v; jobs: %+v",
+		sender.Stats(), gh.Jobs())
 	require.Equal(t, "success", gh.Jobs()[0].Conclusion)
 	created := 0
 	for _, p := range runners.PodTimes() {
