@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/arcflow/arcflow/activities"
@@ -76,11 +77,12 @@ func TestAllInOneProcessScalesFromASignedDelivery(t *testing.T) {
 
 	start := time.Now()
 	gh.QueueJob("octo-org/app", "build", []string{"self-hosted", "linux", "build"})
-	require.Eventually(t, func() bool {
+	if !assert.Eventually(t, func() bool {
 		jobs := gh.Jobs()
 		return len(jobs) == 1 && jobs[0].Status == "completed"
-	}, 60*time.Second, 100*time.Millisecond, "the delivery scaled a runner that ran the job; deliveries: %+v; jobs: %+v",
-		sender.Stats(), gh.Jobs())
+	}, 60*time.Second, 100*time.Millisecond, "the delivery scaled a runner that ran the job") {
+		t.Fatalf("at the deadline: deliveries %+v; jobs %+v", sender.Stats(), gh.Jobs())
+	}
 	require.Equal(t, "success", gh.Jobs()[0].Conclusion)
 	created := 0
 	for _, p := range runners.PodTimes() {
