@@ -54,6 +54,10 @@ func TestAllInOneProcessScalesFromASignedDelivery(t *testing.T) {
 		"GITHUB_WEBHOOK_SECRET_TOKEN=" + simworld.WebhookSecret, "ARCFLOW_LEASE_DURATION=3s",
 	}, "all", "--enable-leader-election", "--log-level=warn", "--watch-namespace="+ns,
 		fmt.Sprintf("--webhook-addr=127.0.0.1:%d", ports[0]), fmt.Sprintf("--metrics-addr=127.0.0.1:%d", ports[1]))
+	// The webhook part listens once its HRA index is filled; a Deployment's
+	// readiness probe waits for this too.
+	require.Eventually(t, func() bool { return get200(ctx, strings.TrimSuffix(webhookURL, "/webhook")+"/healthz") },
+		60*time.Second, 100*time.Millisecond, "the webhook part serves")
 	sender := &sim.Sender{URL: webhookURL, Secret: []byte(simworld.WebhookSecret), Log: log}
 	sender.Start(simCtx)
 	gh.OnJobEvent(func(e fake.JobEvent) {
