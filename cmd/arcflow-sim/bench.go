@@ -24,6 +24,8 @@ func runBench(ctx context.Context, args []string) error {
 	sizes := fs.String("sizes", "1,20,100,500", "comma-separated burst sizes (jobs queued at once)")
 	maxRunners := fs.Int("max-runners", 100, "maxReplicas cap; each size uses min(size, this)")
 	deliveries := fs.Int("deliveries", 2000, "webhook deliveries in the throughput phase (0 skips it)")
+	idle := fs.Int("idle-runners", 0, "also hold this many idle runners in one pool and report the worker's memory (0 skips it; the README's figure is 1000)")
+	inMemory := fs.Bool("temporal-memory", false, "run the dev server in memory instead of on its SQLite file (a best case no real Temporal reaches)")
 	_ = fs.Parse(args)
 	var ns []int
 	for _, f := range strings.Split(*sizes, ",") {
@@ -34,7 +36,7 @@ func runBench(ctx context.Context, args []string) error {
 		ns = append(ns, n)
 	}
 
-	s, err := startSession(ctx, *dir, false)
+	s, err := startSession(ctx, *dir, sessionOptions{inMemory: *inMemory})
 	if err != nil {
 		return err
 	}
@@ -55,6 +57,15 @@ func runBench(ctx context.Context, args []string) error {
 		table, err := benchWebhook(ctx, s, *deliveries)
 		if err != nil {
 			return fmt.Errorf("webhook throughput: %w", err)
+		}
+		fmt.Print(table)
+		report.WriteString(table)
+	}
+	if *idle > 0 {
+		step(fmt.Sprintf("%d idle runners", *idle))
+		table, err := benchIdleRunners(ctx, s, *idle)
+		if err != nil {
+			return fmt.Errorf("idle runners: %w", err)
 		}
 		fmt.Print(table)
 		report.WriteString(table)
@@ -110,10 +121,14 @@ type burstResult struct {
 
 // serverName names the Temporal server process(es) the bench measures.
 func (s *session) serverName() string {
-	if s.temporalServer == teststack.TemporalCluster {
-		return "temporal-server"
+	switch {
+	case s.temporalServer == teststack.TemporalCluster:
+		return "temporal-server on PostgreSQL"
+	case s.inMemory:
+		return "dev server in memory, a best case"
+	default:
+		return "dev server on SQLite"
 	}
-	return "dev server"
 }
 
 // serverUsage reads the Temporal server's process and, on the cluster, PostgreSQL's

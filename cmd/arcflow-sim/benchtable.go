@@ -31,7 +31,7 @@ func (r *burstResult) table() string {
 	row := func(figure, arcflow, arcMeasured, target string) {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", figure, arcflow, arcMeasured, target)
 	}
-	fmt.Fprintf(&b, "\n### %d jobs at once (5 s jobs, runners register 1 s after Running, HRA min 0 / max %d, scale-down delay 30 s)\n\n", r.jobs, r.maxRunners)
+	fmt.Fprintf(&b, "\n### %d jobs at once on the %s (5 s jobs, runners register 1 s after Running, HRA min 0 / max %d, scale-down delay 30 s)\n\n", r.jobs, r.serverName, r.maxRunners)
 	b.WriteString("| Figure | arcflow | ARC measured | target |\n|---|---|---|---|\n")
 	row("webhook accepted → runner pod created, p50 / p95 / p99", r.webhookToPod.String(), "", "")
 	row("webhook accepted → runner pod Running, p50 / p95 / p99", r.webhookToRunning.String(), arc[0], arc[1])

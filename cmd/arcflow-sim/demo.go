@@ -29,7 +29,7 @@ func runDemo(ctx context.Context, args []string) error {
 	exit := fs.Bool("exit", false, "stop after the summary instead of waiting for Ctrl-C")
 	_ = fs.Parse(args)
 
-	s, err := startSession(ctx, *dir, true)
+	s, err := startSession(ctx, *dir, sessionOptions{ui: true})
 	if err != nil {
 		return err
 	}

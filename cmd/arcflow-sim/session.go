@@ -26,10 +26,21 @@ type session struct {
 	temporal client.Client
 	// temporalServer is teststack.TemporalDev or teststack.TemporalCluster.
 	temporalServer string
+	// inMemory: a dev server that keeps nothing across a restart.
+	inMemory bool
+}
+
+// sessionOptions choose the Temporal a session runs.
+type sessionOptions struct {
+	// ui serves the dev server's Web UI.
+	ui bool
+	// inMemory keeps the dev server's state in memory rather than in its SQLite
+	// file: faster than any real Temporal, so its figures are a best case.
+	inMemory bool
 }
 
 // startSession builds arcflow and starts the stack under dir (wiped first).
-func startSession(ctx context.Context, dir string, ui bool) (*session, error) {
+func startSession(ctx context.Context, dir string, opts sessionOptions) (*session, error) {
 	root, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -50,6 +61,7 @@ func startSession(ctx context.Context, dir string, ui bool) (*session, error) {
 		return nil, err
 	}
 	s := &session{root: root, dir: dir, temporalServer: teststack.TemporalServerFromEnv()}
+	ui := opts.ui
 	step("building arcflow")
 	if s.binary, err = simworld.BuildArcflow(ctx, root, dir); err != nil {
 		return nil, err
@@ -59,12 +71,18 @@ func startSession(ctx context.Context, dir string, ui bool) (*session, error) {
 		step("starting etcd, kube-apiserver, kwok, PostgreSQL and a Temporal cluster")
 		ui = false // the Web UI comes with the dev server only
 	} else {
-		step("starting etcd, kube-apiserver, kwok and the Temporal dev server")
+		s.inMemory = opts.inMemory
+		store := "its SQLite file in WAL mode"
+		if s.inMemory {
+			store = "memory (a best case: no real Temporal keeps its data there)"
+		}
+		step("starting etcd, kube-apiserver, kwok and the Temporal dev server on " + store)
 	}
 	startCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	s.stack, err = teststack.Start(startCtx, teststack.Options{
 		Dir: filepath.Join(dir, "stack"), Kubernetes: true, Temporal: true, TemporalServer: temporal, TemporalUI: ui,
+		TemporalDB:       temporal == teststack.TemporalDev && !s.inMemory,
 		SearchAttributes: workflows.SearchAttributeTypes(),
 	})
 	if err != nil {

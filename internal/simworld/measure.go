@@ -195,3 +195,15 @@ func ActivityExecutions(ctx context.Context, metricsURL string) (map[string]uint
 	}
 	return out, nil
 }
+
+// CountRunning counts the running workflows whose ID starts with prefix, from
+// Temporal's visibility store.
+func CountRunning(ctx context.Context, tc client.Client, prefix string) (int64, error) {
+	resp, err := tc.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{
+		Query: fmt.Sprintf("ExecutionStatus = 'Running' AND WorkflowId STARTS_WITH '%s'", prefix),
+	})
+	if err != nil {
+		return 0, fmt.Errorf("count running workflows %s*: %w", prefix, err)
+	}
+	return resp.GetCount(), nil
+}

@@ -5,7 +5,7 @@ package teststack
 // (the postmaster) are the cluster's. The bench reads their CPU time and memory
 // from /proc.
 func (s *Stack) PID(name string) int {
-	for _, p := range s.procs {
+	for _, p := range s.processes() {
 		if p.name == name && p.exitedEarly() == nil {
 			return p.cmd.Process.Pid
 		}

@@ -22,6 +22,14 @@ type process struct {
 	logPath string
 	exited  chan struct{}
 	waitErr error
+
+	// What started it, so restart can start it again as it was.
+	dir      string
+	seq      int
+	detached bool
+	cred     *syscall.Credential
+	path     string
+	args     []string
 }
 
 // startProcess starts a binary in its own process group, under another user's
@@ -29,11 +37,21 @@ type process struct {
 // kernel if this process dies, so a crashed test leaves nothing (Go sets Pdeathsig
 // after switching user, so that holds for another user too).
 func startProcess(dir string, seq int, name string, detached bool, cred *syscall.Credential, path string, args ...string) (*process, error) {
+	return startProcessLog(dir, seq, name, detached, cred, path, args, os.O_TRUNC)
+}
+
+// restart starts a process that has exited again, with the same binary, arguments
+// and credentials, appending to its log.
+func (p *process) restart() (*process, error) {
+	return startProcessLog(p.dir, p.seq, p.name, p.detached, p.cred, p.path, p.args, os.O_APPEND)
+}
+
+func startProcessLog(dir string, seq int, name string, detached bool, cred *syscall.Credential, path string, args []string, logMode int) (*process, error) {
 	logPath := filepath.Join(dir, "logs", name+".log")
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	logFile, err := os.Create(logPath)
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|logMode, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
@@ -52,7 +70,8 @@ func startProcess(dir string, seq int, name string, detached bool, cred *syscall
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	p := &process{name: name, cmd: cmd, logPath: logPath, exited: make(chan struct{})}
+	p := &process{name: name, cmd: cmd, logPath: logPath, exited: make(chan struct{}),
+		dir: dir, seq: seq, detached: detached, cred: cred, path: path, args: args}
 	// The sequence number orders the PID files, so StopDir stops in reverse start order.
 	if err := writePID(dir, fmt.Sprintf("%02d-%s", seq, name), cmd.Process.Pid); err != nil {
 		_ = cmd.Process.Kill()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -50,9 +51,13 @@ type Stack struct {
 	TemporalAddress   string
 	TemporalUIAddress string
 
+	// procsMu guards procs: RestartTemporal replaces one while others read them.
+	procsMu  sync.Mutex
 	procs    []*process
 	detached bool
 	ownsDir  bool
+	// temporalDurable: the Temporal server keeps its state across a restart.
+	temporalDurable bool
 }
 
 // Start brings up what opts asks for. On error, whatever was started is stopped.
@@ -79,8 +84,10 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 	if err == nil && opts.Temporal {
 		switch opts.TemporalServer {
 		case "", TemporalDev:
+			s.temporalDurable = opts.TemporalDB
 			err = s.startTemporal(ctx, tools, opts)
 		case TemporalCluster:
+			s.temporalDurable = true
 			err = s.startTemporalCluster(ctx, tools, opts)
 		default:
 			err = fmt.Errorf("unknown Temporal server %q: want %q or %q", opts.TemporalServer, TemporalDev, TemporalCluster)
@@ -101,6 +108,8 @@ func (s *Stack) start(name, path string, args ...string) error {
 
 // startAs starts a process under another user's credentials (nil: this process's).
 func (s *Stack) startAs(cred *syscall.Credential, name, path string, args ...string) error {
+	s.procsMu.Lock()
+	defer s.procsMu.Unlock()
 	p, err := startProcess(s.Dir, len(s.procs), name, s.detached, cred, path, args...)
 	if err != nil {
 		return err
@@ -109,9 +118,16 @@ func (s *Stack) startAs(cred *syscall.Credential, name, path string, args ...str
 	return nil
 }
 
+// processes is a snapshot of the stack's processes.
+func (s *Stack) processes() []*process {
+	s.procsMu.Lock()
+	defer s.procsMu.Unlock()
+	return append([]*process(nil), s.procs...)
+}
+
 // anyExited reports a process of the stack that has already died.
 func (s *Stack) anyExited() error {
-	for _, p := range s.procs {
+	for _, p := range s.processes() {
 		if err := p.exitedEarly(); err != nil {
 			return err
 		}
@@ -123,14 +139,17 @@ func (s *Stack) anyExited() error {
 // removes its directory.
 func (s *Stack) Stop() error {
 	var errs []error
-	for i := len(s.procs) - 1; i >= 0; i-- {
-		p := s.procs[i]
+	procs := s.processes()
+	for i := len(procs) - 1; i >= 0; i-- {
+		p := procs[i]
 		if err := stopPID(p.cmd.Process.Pid, 10*time.Second); err != nil {
 			errs = append(errs, fmt.Errorf("stop %s: %w", p.name, err))
 		}
 		<-p.exited
 	}
+	s.procsMu.Lock()
 	s.procs = nil
+	s.procsMu.Unlock()
 	if err := os.RemoveAll(filepath.Join(s.Dir, "pids")); err != nil {
 		errs = append(errs, err)
 	}
@@ -168,7 +187,7 @@ func (s *Stack) Kube() (kubernetes.Interface, error) {
 // LogTails returns the last lines of every process log, for a failed test.
 func (s *Stack) LogTails(lines int) string {
 	var b strings.Builder
-	for _, p := range s.procs {
+	for _, p := range s.processes() {
 		fmt.Fprintf(&b, "--- %s (%s)\n%s\n", p.name, p.logPath, tail(p.logPath, lines))
 	}
 	return b.String()
