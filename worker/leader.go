@@ -14,15 +14,30 @@ import (
 )
 
 // DefaultLeaseDuration is how long a leader's Lease holds without renewal. The
-// leader renews it every fifth of that and gives up leading after two thirds of
+// leader renews it every tenth of that and gives up leading after two thirds of
 // it without a renewal (RenewDeadline 4 s), so two replicas never both lead. A
 // SIGKILLed leader cannot release it: another replica takes over the watchers
-// once it expires, 6 to about 8.5 s after the kill (it checks every 1.2 s).
-// client-go's usual 15 s would take 15 to 19 s. A stopped (SIGTERM) leader
-// releases the Lease, and the handover is immediate. The cost of the shorter
-// lease: about one Lease write and one read per 1.2 s, and an API server that
-// cannot be reached for 4 s makes the leader exit (it restarts as a candidate).
+// once it expires, within HandoverWithin (8.6 s) of the kill. client-go's usual
+// 15 s lease would take 15 to about 22 s. A stopped (SIGTERM) leader releases
+// the Lease, and the handover is immediate. The cost of the shorter lease: one
+// Lease write per 0.6 s by the leader and one read per 0.6 to 1.3 s by each other
+// replica, and an API server that cannot be reached for 4 s makes the leader exit
+// (it restarts as a candidate).
 const DefaultLeaseDuration = 6 * time.Second
+
+// RetryPeriod is how often a leader renews its Lease and another replica checks
+// it, for a given lease duration.
+func RetryPeriod(lease time.Duration) time.Duration { return lease / 10 }
+
+// HandoverWithin is the longest a SIGKILLed leader's Lease takes to reach another
+// replica, by client-go's rules: a candidate counts the lease from when it saw the
+// last renewal, which it checks every RetryPeriod stretched by up to 2.2 times
+// (client-go's jitter), so it may see the renewal one check late and take the
+// expired lease one check after expiry.
+func HandoverWithin(lease time.Duration) time.Duration {
+	check := RetryPeriod(lease) * 22 / 10
+	return lease + 2*check
+}
 
 // LeaderElection configures which worker replica runs the Kubernetes watchers.
 type LeaderElection struct {

@@ -57,7 +57,7 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.StringVar(&e.ID, "leader-election-id", "arcflow", "name of the leader-election Lease")
 	fs.StringVar(&e.Namespace, "leader-election-namespace", envOr("POD_NAMESPACE", "default"), "namespace of the Lease")
 	fs.DurationVar(&e.LeaseDuration, "leader-election-lease-duration", envDuration("ARCFLOW_LEASE_DURATION", worker.DefaultLeaseDuration),
-		"how long the leader's Lease holds unrenewed: a killed leader's watchers move to another replica after it (renewed every fifth of it)")
+		"how long the leader's Lease holds unrenewed: a killed leader's watchers move to another replica after it (renewed every tenth of it)")
 	fs.StringVar(&w.metricsAddr, "metrics-addr", envOr("ARCFLOW_METRICS_ADDR", ":8080"), "address of the Prometheus /metrics and /healthz endpoint (empty disables it)")
 	fs.IntVar(&w.stickyCacheSize, "sticky-workflow-cache-size", envInt("ARCFLOW_STICKY_WORKFLOW_CACHE_SIZE", worker.DefaultStickyCacheSize),
 		"workflows kept in memory between tasks; more than are live costs nothing, fewer replays histories")
@@ -68,7 +68,7 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 func (w *workerFlags) finish() {
 	w.podDefaults.CommonLabels, w.podDefaults.PullSecrets = splitList(w.commonLabels), splitList(w.pullSecrets)
 	w.election.RenewDeadline = w.election.LeaseDuration * 2 / 3
-	w.election.RetryPeriod = w.election.LeaseDuration / 5
+	w.election.RetryPeriod = worker.RetryPeriod(w.election.LeaseDuration)
 }
 
 // webhookFlags are the flags of the GitHub webhook server.

@@ -137,7 +137,10 @@ func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
 		return false
 	}, 30*time.Second, 50*time.Millisecond, "the follower takes the Lease")
 	t.Logf("HANDOVER kill -> %s holds the Lease: %v (lease %v)", follower.Name, handover.Round(10*time.Millisecond), worker.DefaultLeaseDuration)
-	require.LessOrEqual(t, handover, worker.DefaultLeaseDuration+3*time.Second, "the handover takes the lease time")
+	// client-go's rules bound the handover (worker.HandoverWithin); the grace is
+	// for Lease reads and writes on an API server sharing 2 busy cores.
+	require.LessOrEqual(t, handover, worker.HandoverWithin(worker.DefaultLeaseDuration)+1500*time.Millisecond,
+		"the handover takes the lease time and client-go's checks")
 
 	// The first runner pod created after the kill ends with its job: the pod's
 	// exit reached the new leader's watcher, and the runner workflow deleted it.
