@@ -77,10 +77,16 @@ func TestABurstOfWebhooksReachesTheAutoscalerOnceEach(t *testing.T) {
 	require.NoError(t, err)
 	defer tc.Close()
 	id := workflows.AutoscalerWorkflowID(w.ns, "hello")
-	value, err := tc.QueryWorkflow(w.ctx, id, "", workflows.QueryState)
-	require.NoError(t, err)
+	// A 202 means the signal is in the history; the workflow applies it in its next
+	// workflow task, so the query may run before that.
 	var state workflows.AutoscalerState
-	require.NoError(t, value.Get(&state))
+	w.eventually("every signalled job reserved", func() bool {
+		value, err := tc.QueryWorkflow(w.ctx, id, "", workflows.QueryState)
+		if err != nil || value.Get(&state) != nil {
+			return false
+		}
+		return len(state.Reservations.Active) >= n
+	})
 	require.Len(t, state.Reservations.Active, n, "one reservation per job")
 	for _, d := range burst {
 		require.Contains(t, state.Reservations.Deliveries, d.id)
