@@ -15,6 +15,7 @@ import (
 	"github.com/arcflow/arcflow/internal/simworld"
 	"github.com/arcflow/arcflow/internal/teststack"
 	"github.com/arcflow/arcflow/sim"
+	"github.com/arcflow/arcflow/workflows"
 )
 
 // runBench is `make bench`: one table per workload size, beside ARC's figures.
@@ -117,6 +118,8 @@ type burstResult struct {
 	actions                         simworld.RunActions
 	serverName                      string
 	temporalServer, postgres        simworld.ProcessUsage
+	// steps is where the time from webhook to Running pod goes.
+	steps []simworld.Step
 }
 
 // serverName names the Temporal server process(es) the bench measures.
@@ -234,6 +237,13 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResul
 		toRunning = append(toRunning, ready[i].Sub(accepted[i]))
 	}
 	r.webhookToPod, r.webhookToRunning = simworld.PercentilesOf(toPod), simworld.PercentilesOf(toRunning)
+	m, err := simworld.ReadMilestones(ctx, s.temporal, workflows.AutoscalerWorkflowID(ns, "bench"),
+		workflows.PoolWorkflowID(ns, "RunnerDeployment", "bench"), ns, start)
+	if err != nil {
+		return nil, fmt.Errorf("critical path: %w", err)
+	}
+	m.Accepted, m.PodCreated, m.Ready = accepted, created, ready
+	r.steps = m.Steps()
 	r.githubCalls = w.GitHub.CallCounts()
 	writes, err := simworld.KubernetesWrites(ctx, w.WorkerMetricsURL)
 	if err != nil {

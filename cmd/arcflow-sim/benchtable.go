@@ -35,6 +35,9 @@ func (r *burstResult) table() string {
 	b.WriteString("| Figure | arcflow | ARC measured | target |\n|---|---|---|---|\n")
 	row("webhook accepted → runner pod created, p50 / p95 / p99", r.webhookToPod.String(), "", "")
 	row("webhook accepted → runner pod Running, p50 / p95 / p99", r.webhookToRunning.String(), arc[0], arc[1])
+	for _, st := range r.steps {
+		row(fmt.Sprintf("critical path: %s, p50 / p95 / p99", st.Name), st.Took.String(), "", "")
+	}
 	row("job queued → job started, p50 / p95 / p99", r.queuedToStarted.String(), "", "")
 	row("webhook answer (after the durable signal), p50 / p95 / p99", r.webhookAnswer.String(), "1–6 ms, before anything is durable", "p99 ≤ 50 ms")
 	row("Temporal signals per webhook delivery (group commit)", r.webhookSignals.PerDelivery(), "", "")

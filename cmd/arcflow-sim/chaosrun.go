@@ -138,11 +138,11 @@ func runChaosWorld(ctx context.Context, s *session, c chaosConfig, ns string, fa
 			return nil, fmt.Errorf("%s is not running: it did not come back after its last kill, or died", p.Name)
 		}
 	}
-	step("draining: waiting for the scale-down delay and the last runners to go")
+	step("draining: waiting for the last runners to go and the scale-down delay to pass")
 	drainStart := time.Now()
-	run.drainErr = waitFor(ctx, 5*time.Minute, "no runner pod, Secret or registered runner", func() bool {
+	run.drainErr = waitFor(ctx, 5*time.Minute, "no runner pod, Secret or registered runner, and the autoscaler back at 0", func() bool {
 		f, err := readFinalCounts(ctx, s, w)
-		return err == nil && f.orphans() == 0
+		return err == nil && f.orphans() == 0 && f.desired == "0"
 	})
 	run.drained = time.Since(drainStart)
 	if run.final, err = readFinalCounts(ctx, s, w); err != nil {
