@@ -12,9 +12,13 @@ go vet ./...
 
 # A clone holds source: no tracked file over 1 MB (a build output committed by
 # accident is the usual culprit; generated CRDs and fixtures stay well under it).
-large=$(git ls-files -z 2>/dev/null | xargs -0 -r stat -c '%s %n' 2>/dev/null | awk '$1 > 1048576 {print "  " $2 " (" $1 " bytes)"}')
+sizes=$(git ls-files -z 2>/dev/null | xargs -0 -r stat -c '%s %n' 2>/dev/null | sort -n)
+large=$(awk '$1 > 1048576 {print "  " $2 " (" $1 " bytes)"}' <<<"$sizes")
 if [ -n "$large" ]; then
 	echo "tracked files over 1 MB:" >&2; echo "$large" >&2; exit 1
+fi
+if [ -n "$sizes" ]; then
+	echo "lint: no tracked file over 1 MB (largest: $(tail -n 1 <<<"$sizes" | awk '{print $2 ", " $1 " bytes"}'))"
 fi
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
