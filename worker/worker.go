@@ -35,6 +35,7 @@ func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub) sd
 	w.RegisterWorkflow(workflows.AutoscalerWorkflow)
 	w.RegisterActivity(kube)
 	w.RegisterActivity(gh)
+	w.RegisterActivity(&activities.Workflows{Client: c})
 	return w
 }
 

@@ -2,7 +2,7 @@ package workflows
 
 // The pool workflow keeps one RunnerDeployment's or RunnerSet's runners at the
 // desired count. It does not know which of the two it drives: each runner is a
-// child runner workflow, and the runner's activities create a pod or a one-replica
+// runner workflow of its own, and the runner's activities create a pod or a one-replica
 // StatefulSet depending on the kind.
 //
 //	spec / scale / delete / runner-registered / runner-done signals
@@ -10,21 +10,19 @@ package workflows
 //	        ▼
 //	  plan (planPool) ──NeedBusy──▶ ask GitHub which runners are busy ──▶ plan again
 //	        │
-//	        ├── start runner children (abandoned on close, so they outlive a run)
+//	        ├── start runner workflows, all of a decision in one activity
 //	        ├── send `stop` to the chosen runners (never a busy one)
 //	        ├── write status and events to the custom resource
 //	        └── wait for a signal, a deferred-creation timer, or a retry timer
 //
 // Runners report their end with a runner-done signal to the pool's workflow ID,
-// which stays the same across continue-as-new, so no child future is needed.
+// which stays the same across continue-as-new, so the pool needs no handle on them.
 
 import (
 	"fmt"
 	"strings"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/arcflow/arcflow/activities"
@@ -82,7 +80,7 @@ type poolRun struct {
 	state                                    PoolState
 	specs, scales, deletes, registered, done workflow.ReceiveChannel
 	events                                   []string
-	// starting holds child starts not yet confirmed; the pool waits for them only
+	// starting holds runner starts not yet confirmed; the pool waits for them only
 	// before continue-as-new, so creating many runners is one round trip.
 	starting []pendingStart
 }
@@ -191,21 +189,33 @@ func (p *poolRun) apply(ctx workflow.Context, plan PoolPlan) error {
 	if len(plan.Stop) > 0 {
 		p.events = append(p.events, fmt.Sprintf("ScalingDown: stopping %d runner(s): %s", len(plan.Stop), strings.Join(plan.Stop, ", ")))
 	}
-	if plan.CreateRegistrationOnly {
-		name := p.newRunnerName(ctx)
-		p.starting = append(p.starting, pendingStart{name: name, started: p.startRunner(ctx, name, true)})
-		p.state.Runners = append(p.state.Runners, PoolRunner{Name: name, TemplateHash: p.state.Spec.TemplateHash, Created: workflow.Now(ctx), RegistrationOnly: true})
-		p.events = append(p.events, "RegistrationOnly: created "+name+" to stay registered while the pool is at zero")
-	}
-	if plan.Create == 0 {
+	if plan.Create == 0 && !plan.CreateRegistrationOnly {
 		return nil
 	}
-	for range plan.Create {
-		name := p.newRunnerName(ctx)
-		p.starting = append(p.starting, pendingStart{name: name, started: p.startRunner(ctx, name, false)})
-		p.state.Runners = append(p.state.Runners, PoolRunner{Name: name, TemplateHash: p.state.Spec.TemplateHash, Created: workflow.Now(ctx)})
+	batch := p.startsInOneActivity(ctx)
+	var starts []PoolRunner
+	add := func(r PoolRunner) {
+		if batch {
+			starts = append(starts, r)
+		} else {
+			p.startRunnerChild(ctx, r)
+		}
+		p.state.Runners = append(p.state.Runners, r)
 	}
-	p.events = append(p.events, fmt.Sprintf("ScalingUp: created %d runner(s)", plan.Create))
+	if plan.CreateRegistrationOnly {
+		name := p.newRunnerName(ctx)
+		add(PoolRunner{Name: name, TemplateHash: p.state.Spec.TemplateHash, Created: workflow.Now(ctx), RegistrationOnly: true})
+		p.events = append(p.events, "RegistrationOnly: created "+name+" to stay registered while the pool is at zero")
+	}
+	for range plan.Create {
+		add(PoolRunner{Name: p.newRunnerName(ctx), TemplateHash: p.state.Spec.TemplateHash, Created: workflow.Now(ctx)})
+	}
+	if plan.Create > 0 {
+		p.events = append(p.events, fmt.Sprintf("ScalingUp: created %d runner(s)", plan.Create))
+	}
+	if batch {
+		p.startRunners(ctx, starts)
+	}
 	return nil
 }
 
@@ -223,29 +233,6 @@ func (p *poolRun) newRunnerName(ctx workflow.Context) string {
 		name += "-0"
 	}
 	return name
-}
-
-func (p *poolRun) startRunner(ctx workflow.Context, name string, registrationOnly bool) workflow.Future {
-	spec := p.state.Spec
-	pod := spec.Runner
-	pod.Name, pod.Namespace, pod.Pool, pod.Kind, pod.TemplateHash = name, spec.Namespace, spec.Name, spec.Kind, spec.TemplateHash
-	in := RunnerInput{
-		Pod: pod, Scope: spec.Scope, Ephemeral: spec.Ephemeral, Timings: spec.RunnerTimings,
-		PoolWorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, RegistrationOnly: registrationOnly,
-	}
-	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-		WorkflowID:        RunnerWorkflowID(spec.Namespace, name),
-		TaskQueue:         TaskQueue,
-		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
-		Memo:              RunnerMemo(spec.Namespace, name, spec.Kind, spec.Name, spec.Scope.String()),
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			SearchAttrKind.ValueSet("runner"),
-			SearchAttrPool.ValueSet(spec.Namespace+"/"+spec.Name),
-			SearchAttrScope.ValueSet(spec.Scope.String()),
-			SearchAttrRunnerName.ValueSet(name),
-		),
-	})
-	return workflow.ExecuteChildWorkflow(cctx, RunnerWorkflow, in).GetChildWorkflowExecution()
 }
 
 func (p *poolRun) writeStatus(ctx workflow.Context, plan PoolPlan) {

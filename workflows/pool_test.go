@@ -2,7 +2,9 @@ package workflows
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,7 +19,7 @@ import (
 
 const poolID = "pool/ci/runnerdeployment/app"
 
-// poolTest runs a pool workflow with mocked runner children: the test plays the
+// poolTest runs a pool workflow with a mocked start activity: the test plays the
 // runners by sending runner-registered and runner-done signals.
 type poolTest struct {
 	testsuite.WorkflowTestSuite
@@ -25,6 +27,8 @@ type poolTest struct {
 	env     *testsuite.TestWorkflowEnvironment
 	start   time.Time
 	created []createdRunner
+	// starts is the number of runners each StartWorkflows call started.
+	starts  []int
 	stopped []string
 	busy    map[string]bool
 	status  activities.PoolStatus
@@ -40,28 +44,29 @@ func newPoolTest(t *testing.T) *poolTest {
 	pt := &poolTest{t: t, busy: map[string]bool{}}
 	pt.env = pt.NewTestWorkflowEnvironment()
 	pt.env.SetStartWorkflowOptions(startOptions(poolID))
-	pt.env.RegisterWorkflow(RunnerWorkflow)
 	pt.env.RegisterActivity(&activities.Kubernetes{})
 	pt.env.RegisterActivity(&activities.GitHub{})
+	pt.env.RegisterActivity(&activities.Workflows{})
 	pt.start = pt.env.Now()
-	pt.env.OnWorkflow(RunnerWorkflow, mock.Anything, mock.Anything).Return(
-		// A stand-in runner: it records its creation and waits for its stop signal.
-		func(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
-			require.Equal(t, poolID, in.PoolWorkflowID)
-			pt.created = append(pt.created, createdRunner{in.Pod.Name, in.Pod.TemplateHash, pt.env.Now().Sub(pt.start), in.RegistrationOnly})
-			stopped := false
-			sel := workflow.NewSelector(ctx)
-			sel.AddReceive(workflow.GetSignalChannel(ctx, SignalStop), func(c workflow.ReceiveChannel, _ bool) {
-				c.Receive(ctx, nil)
-				stopped = true
-			})
-			// testExit: the test ends a runner that exits by itself (job done, pod gone).
-			sel.AddReceive(workflow.GetSignalChannel(ctx, testExit), func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil) })
-			sel.Select(ctx)
-			if stopped {
-				pt.stopped = append(pt.stopped, in.Pod.Name)
+	// The runners' starts are recorded; the test plays the runners by signals.
+	pt.env.OnActivity(temporalStarts.StartWorkflows, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, starts []activities.WorkflowStart) error {
+			for _, st := range starts {
+				var in RunnerInput
+				require.NoError(t, json.Unmarshal(st.Input, &in))
+				require.Equal(t, poolID, in.PoolWorkflowID)
+				require.Equal(t, RunnerWorkflowID("ci", in.Pod.Name), st.ID)
+				require.Equal(t, "RunnerWorkflow", st.Type)
+				require.Equal(t, in.Pod.Name, st.Keywords[SearchAttrRunnerName.GetName()])
+				pt.created = append(pt.created, createdRunner{in.Pod.Name, in.Pod.TemplateHash, pt.env.Now().Sub(pt.start), in.RegistrationOnly})
 			}
-			return RunnerDone{Name: in.Pod.Name}, nil
+			pt.starts = append(pt.starts, len(starts))
+			return nil
+		})
+	pt.env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", SignalStop, mock.Anything).Return(
+		func(_, workflowID, _, _ string, _ any) error {
+			pt.stopped = append(pt.stopped, strings.TrimPrefix(workflowID, RunnerWorkflowID("ci", "")))
+			return nil
 		})
 	pt.env.OnActivity(gh.RunnerBusy, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.RunnerBusyInput) (map[string]bool, error) {
@@ -97,12 +102,7 @@ func (pt *poolTest) registerAll() {
 	}
 }
 
-const testExit = "test-exit"
-
 func (pt *poolTest) done(name, reason string) {
-	if reason != EndStopped {
-		_ = pt.env.SignalWorkflowByID(RunnerWorkflowID("ci", name), testExit, nil)
-	}
 	pt.env.SignalWorkflow(SignalRunnerDone, RunnerDone{Name: name, Reason: reason})
 }
 
@@ -324,9 +324,6 @@ func TestPoolContinuesAsNewWithItsRunners(t *testing.T) {
 	pt := newPoolTest(t)
 	pt.at(time.Second, pt.registerAll)
 	pt.at(2*time.Second, func() {
-		for _, c := range pt.created { // stand-ins end; the pool is not told
-			_ = pt.env.SignalWorkflowByID(RunnerWorkflowID("ci", c.name), testExit, nil)
-		}
 		pt.env.SetContinueAsNewSuggested(true)
 		pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 2})
 	})
@@ -369,4 +366,16 @@ func TestRegistrationOnlyRunnerWhileAtZero(t *testing.T) {
 	})
 	pt.deleteAndDrain(6 * time.Second)
 	pt.run(s)
+}
+
+func TestADecisionsRunnersStartInOneActivity(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(time.Second, func() {
+		require.Equal(t, []int{5}, pt.starts, "five runners, one StartWorkflows call")
+		pt.registerAll()
+		pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 7})
+	})
+	pt.at(2*time.Second, func() { require.Equal(t, []int{5, 2}, pt.starts) })
+	pt.deleteAndDrain(3 * time.Second)
+	pt.run(spec(5, "h1", false))
 }

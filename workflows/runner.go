@@ -303,6 +303,7 @@ func githubOptions(ctx workflow.Context) workflow.Context { return kubeOptions(c
 
 // Typed nil pointers give compile-checked activity references.
 var (
-	kube *activities.Kubernetes
-	gh   *activities.GitHub
+	kube           *activities.Kubernetes
+	gh             *activities.GitHub
+	temporalStarts *activities.Workflows
 )

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/workflows"
 )
 
@@ -29,7 +30,7 @@ type Milestones struct {
 	Accepted          []time.Time // the webhook's 202 for a queued delivery
 	Decided           []time.Time // the autoscaler sent a scale signal counting this runner
 	PoolSignalled     []time.Time // the pool's history has that signal
-	RunnerRequested   []time.Time // the pool started the runner's child workflow
+	RunnerRequested   []time.Time // the pool asked for the runner's workflow to start
 	RunnerStarted     []time.Time // the runner workflow's first event
 	PodCreateStarted  []time.Time // a worker started the runner's pod-create activity
 	PodCreated, Ready []time.Time // from the pod watch
@@ -112,6 +113,16 @@ func ReadMilestones(ctx context.Context, tc client.Client, autoscalerID, poolID,
 	for _, e := range pool {
 		if e.GetEventType() == enumspb.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED {
 			m.RunnerRequested = append(m.RunnerRequested, e.GetEventTime().AsTime())
+		}
+		// Since runner-starts-activity, one activity starts a decision's runners.
+		if attrs := e.GetActivityTaskScheduledEventAttributes(); attrs.GetActivityType().GetName() == "StartWorkflows" {
+			var starts []activities.WorkflowStart
+			if err := dc.FromPayloads(attrs.GetInput(), &starts); err != nil {
+				return m, fmt.Errorf("decode a StartWorkflows input: %w", err)
+			}
+			for range starts {
+				m.RunnerRequested = append(m.RunnerRequested, e.GetEventTime().AsTime())
+			}
 		}
 	}
 	runners, err := listRuns(ctx, tc, fmt.Sprintf("WorkflowType = 'RunnerWorkflow' AND WorkflowId STARTS_WITH 'runner/%s/' AND StartTime >= '%s'", namespace, start.UTC().Format(time.RFC3339Nano)))

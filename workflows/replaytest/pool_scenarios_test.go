@@ -75,6 +75,17 @@ func TestRecordPoolHistories(t *testing.T) {
 		r.deletePool(id, run)
 		r.finish()
 	})
+	t.Run("pool-start-activity", func(t *testing.T) {
+		// Since runner-starts-activity: each decision's runners start in one
+		// StartWorkflows activity, 2 and then 2 more.
+		r := newRecorder(t, plain, "pool-start-activity")
+		id, run := r.startPool(poolSpec("pool-start-activity", v1alpha1.KindRunnerDeployment, 2, false))
+		waitPool(r, id, ready(2, "t1"))
+		r.signal(id, workflows.SignalScale, workflows.ScaleRequest{Replicas: 4})
+		waitPool(r, id, ready(4, "t1"))
+		r.deletePool(id, run)
+		r.finish()
+	})
 	t.Run("pool-rollout", func(t *testing.T) {
 		// A template change: new runners first, old ones drained.
 		r := newRecorder(t, plain, "pool-rollout")

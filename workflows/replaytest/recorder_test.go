@@ -13,10 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"google.golang.org/protobuf/encoding/protojson"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/workflows"
 )
 
@@ -168,6 +171,7 @@ func (r *recorder) export(role, id, firstRun string) []child {
 			if started := ev.GetChildWorkflowExecutionStartedEventAttributes(); started != nil {
 				children = append(children, child{started.GetWorkflowExecution().GetWorkflowId(), started.GetWorkflowExecution().GetRunId()})
 			}
+			children = append(children, r.startedByActivity(ev)...)
 			if cont := ev.GetWorkflowExecutionContinuedAsNewEventAttributes(); cont != nil {
 				run = cont.GetNewExecutionRunId()
 			}
@@ -183,11 +187,51 @@ func (r *recorder) export(role, id, firstRun string) []child {
 	return children
 }
 
+// startedByActivity names the workflows a StartWorkflows activity was asked to
+// start (a pool's runners since runner-starts-activity); their run IDs are
+// found later, from the visibility store.
+func (r *recorder) startedByActivity(ev *historypb.HistoryEvent) []child {
+	attrs := ev.GetActivityTaskScheduledEventAttributes()
+	if attrs.GetActivityType().GetName() != "StartWorkflows" {
+		return nil
+	}
+	var starts []activities.WorkflowStart
+	require.NoError(r.t, converter.GetDefaultDataConverter().FromPayloads(attrs.GetInput(), &starts))
+	var out []child
+	for _, s := range starts {
+		out = append(out, child{id: s.ID})
+	}
+	return out
+}
+
+// firstRun is the earliest run of a workflow ID.
+func (r *recorder) firstRun(id string) string {
+	var first string
+	r.poll("the runs of "+id, func() (bool, string) {
+		resp, err := r.c.ListWorkflow(r.ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: fmt.Sprintf("WorkflowId = '%s'", id)})
+		if err != nil || len(resp.GetExecutions()) == 0 {
+			return false, fmt.Sprint(err)
+		}
+		earliest := resp.GetExecutions()[0]
+		for _, e := range resp.GetExecutions() {
+			if e.GetStartTime().AsTime().Before(earliest.GetStartTime().AsTime()) {
+				earliest = e
+			}
+		}
+		first = earliest.GetExecution().GetRunId()
+		return true, first
+	})
+	return first
+}
+
 // exportChildren exports each child, once it completed, with the role
 // -runner1, -runner2, ...
 func (r *recorder) exportChildren(children []child) {
 	r.t.Helper()
 	for i, ch := range children {
+		if ch.runID == "" {
+			ch.runID = r.firstRun(ch.id)
+		}
 		require.NoError(r.t, r.c.GetWorkflow(r.ctx, ch.id, ch.runID).Get(r.ctx, nil), "child %s did not complete", ch.id)
 		r.export(fmt.Sprintf("-runner%d", i+1), ch.id, ch.runID)
 	}

@@ -14,6 +14,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/internal/teststack"
 	"github.com/arcflow/arcflow/workflows"
 )
@@ -90,6 +91,9 @@ func startServer(ctx context.Context, dynamicConfig map[string]string) (*server,
 	}
 	w.RegisterActivity(&fakeKubernetes{w: fakes})
 	w.RegisterActivity(&fakeGitHub{w: fakes})
+	// Not a fake: it starts the pool's runner workflows on this server, where
+	// they run with the fakes above.
+	w.RegisterActivity(&activities.Workflows{Client: c})
 	if err := w.Start(); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("start worker: %w (and stop: %v)", err, stack.Stop())

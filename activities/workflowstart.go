@@ -1,0 +1,84 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+)
+
+// Workflows starts workflows for a workflow that needs many at once. A pool that
+// started its runners as child workflows had every child's start recorded in its
+// own history, one locked update of the pool after another; started here, each
+// runner's start is a write to its own history alone, and they go out together.
+type Workflows struct {
+	Client client.Client
+}
+
+// WorkflowStart is one workflow to start.
+type WorkflowStart struct {
+	ID, Type, TaskQueue string
+	// Input is the workflow's one argument as JSON, encoded by the caller so
+	// this package needs none of the workflow types.
+	Input json.RawMessage
+	Memo  map[string]any `json:",omitempty"`
+	// Keywords are Keyword search attributes.
+	Keywords map[string]string `json:",omitempty"`
+}
+
+// startConcurrency bounds the start calls in flight from one activity.
+const startConcurrency = 16
+
+// StartWorkflows starts every workflow. It is idempotent: a workflow that runs
+// already, or that ran and closed under the same ID, counts as started and is
+// never started again, so a retry after a partial failure starts only the rest.
+func (w *Workflows) StartWorkflows(ctx context.Context, starts []WorkflowStart) error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	slots := make(chan struct{}, startConcurrency)
+	for _, s := range starts {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			if err := w.start(ctx, s); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (w *Workflows) start(ctx context.Context, s WorkflowStart) error {
+	var attrs []temporal.SearchAttributeUpdate
+	for name, value := range s.Keywords {
+		attrs = append(attrs, temporal.NewSearchAttributeKeyKeyword(name).ValueSet(value))
+	}
+	_, err := w.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: s.ID, TaskQueue: s.TaskQueue, Memo: s.Memo,
+		TypedSearchAttributes: temporal.NewSearchAttributes(attrs...),
+		// A closed workflow of the same ID is a runner that already ran: never again.
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		// A running one is this start's earlier attempt: use it.
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+	}, s.Type, s.Input)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("start workflow %s: %w", s.ID, err)
+	}
+	return nil
+}
