@@ -15,6 +15,7 @@ import (
 // commonFlags are the flags of every long-running command.
 type commonFlags struct {
 	kubeconfig          string
+	kubeQPS, kubeBurst  int
 	temporal            *temporalFlags
 	watchNamespace      string
 	autoscaling         *worker.AutoscalerOptions
@@ -25,6 +26,10 @@ type commonFlags struct {
 func addCommonFlags(fs *flag.FlagSet) *commonFlags {
 	c := &commonFlags{}
 	fs.StringVar(&c.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig path; empty means in-cluster")
+	fs.IntVar(&c.kubeQPS, "kube-api-qps", envInt("ARCFLOW_KUBE_API_QPS", defaultKubeQPS),
+		"Kubernetes API requests per second, sustained (each new runner costs three writes: its token Secret, its pod, the Secret's owner)")
+	fs.IntVar(&c.kubeBurst, "kube-api-burst", envInt("ARCFLOW_KUBE_API_BURST", defaultKubeBurst),
+		"Kubernetes API requests allowed at once above --kube-api-qps (the default covers a burst of 100 new runners)")
 	c.temporal = addTemporalFlags(fs)
 	fs.StringVar(&c.watchNamespace, "watch-namespace", "", "watch, and match HRAs of, only this namespace (default: all)")
 	c.autoscaling = autoscalingFlags(fs)

@@ -36,7 +36,7 @@ type process struct {
 func newProcess(c *commonFlags, withWorker bool) (*process, error) {
 	p := &process{log: newLogger(c.logLevel, c.logFormat), reg: newRegistry()}
 	setGCDefault()
-	restConfig, err := kubeRESTConfig(c.kubeconfig)
+	restConfig, err := kubeRESTConfig(c.kubeconfig, c.kubeQPS, c.kubeBurst)
 	if err != nil {
 		return nil, err
 	}
@@ -83,10 +83,21 @@ func setGCDefault() {
 	}
 }
 
-// kubeRESTConfig loads the kubeconfig, or the in-cluster config when it is empty.
-// Both get the same rate limits: client-go's default of 5 requests a second would
-// throttle a burst of runner pods.
-func kubeRESTConfig(kubeconfig string) (*rest.Config, error) {
+// Kubernetes client rate limits. client-go's default of 5 requests a second, or
+// the 50 arcflow had, throttles a burst of runners: 100 new runners are 300 writes,
+// which took 6 s at 50 a second on the local stack (the critical path of a 100-job
+// burst). API Priority and Fairness on the API server still protects it.
+const (
+	defaultKubeQPS   = 100
+	defaultKubeBurst = 300
+)
+
+// kubeRESTConfig loads the kubeconfig, or the in-cluster config when it is empty,
+// with the client rate limits.
+func kubeRESTConfig(kubeconfig string, qps, burst int) (*rest.Config, error) {
+	if qps <= 0 || burst <= 0 {
+		return nil, fmt.Errorf("--kube-api-qps %d and --kube-api-burst %d must both be positive", qps, burst)
+	}
 	var cfg *rest.Config
 	var err error
 	if kubeconfig == "" {
@@ -96,6 +107,6 @@ func kubeRESTConfig(kubeconfig string) (*rest.Config, error) {
 	} else if cfg, err = clientcmd.BuildConfigFromFlags("", kubeconfig); err != nil {
 		return nil, fmt.Errorf("load kubeconfig %s: %w", kubeconfig, err)
 	}
-	cfg.QPS, cfg.Burst = 50, 100
+	cfg.QPS, cfg.Burst = float32(qps), burst
 	return cfg, nil
 }
