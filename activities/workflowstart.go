@@ -72,6 +72,9 @@ func (w *Workflows) start(ctx context.Context, s WorkflowStart) error {
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		// A running one is this start's earlier attempt: use it.
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		// The server hands the first workflow task straight back to this
+		// process's worker when it has a free slot, skipping a matching round trip.
+		EnableEagerStart: true,
 	}, s.Type, s.Input)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
