@@ -74,33 +74,6 @@ func runBench(ctx context.Context, args []string) error {
 	return writeReport(filepath.Join(s.dir, "results.md"), "benchmark", report.String())
 }
 
-const benchManifest = `apiVersion: actions.summerwind.dev/v1alpha1
-kind: RunnerDeployment
-metadata:
-  name: bench
-spec:
-  replicas: 0
-  template:
-    spec:
-      repository: bench-org/app
-      labels: [linux, bench]
----
-apiVersion: actions.summerwind.dev/v1alpha1
-kind: HorizontalRunnerAutoscaler
-metadata:
-  name: bench
-spec:
-  scaleTargetRef:
-    name: bench
-  minReplicas: 0
-  maxReplicas: %d
-  scaleDownDelaySecondsAfterScaleOut: 30
-  scaleUpTriggers:
-  - githubEvent:
-      workflowJob: {}
-    duration: 30m
-`
-
 // burstResult is what one burst measured.
 type burstResult struct {
 	jobs, maxRunners                int
@@ -150,7 +123,7 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResul
 		return nil, err
 	}
 	defer func() { _ = w.Stop() }()
-	if err := w.Apply(ctx, fmt.Sprintf(benchManifest, maxRunners)); err != nil {
+	if err := w.Apply(ctx, autoscaledPool("bench", "bench-org/app", maxRunners)); err != nil {
 		return nil, err
 	}
 	if err := s.waitAccepted(ctx, ns, "bench"); err != nil {

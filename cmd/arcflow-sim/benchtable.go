@@ -87,7 +87,7 @@ func benchWebhook(ctx context.Context, s *session, deliveries int) (string, erro
 	}
 	defer func() { _ = w.Stop() }()
 	// maxReplicas 1 keeps the phase about the webhook, not about pods.
-	if err := w.Apply(ctx, fmt.Sprintf(strings.Replace(benchManifest, "bench-org/app", "load-org/app", 1), 1)); err != nil {
+	if err := w.Apply(ctx, autoscaledPool("bench", "load-org/app", 1)); err != nil {
 		return "", err
 	}
 	if err := s.waitAccepted(ctx, ns, "bench"); err != nil {

@@ -13,33 +13,6 @@ import (
 	"github.com/arcflow/arcflow/sim"
 )
 
-const chaosManifest = `apiVersion: actions.summerwind.dev/v1alpha1
-kind: RunnerDeployment
-metadata:
-  name: chaos
-spec:
-  replicas: 0
-  template:
-    spec:
-      repository: chaos-org/app
-      labels: [linux, chaos]
----
-apiVersion: actions.summerwind.dev/v1alpha1
-kind: HorizontalRunnerAutoscaler
-metadata:
-  name: chaos
-spec:
-  scaleTargetRef:
-    name: chaos
-  minReplicas: 0
-  maxReplicas: %d
-  scaleDownDelaySecondsAfterScaleOut: 30
-  scaleUpTriggers:
-  - githubEvent:
-      workflowJob: {}
-    duration: 30m
-`
-
 // chaosGitHubLatency slows every GitHub call, in both runs, so that a worker
 // killed at a random moment is often in the middle of a runner's activity: the
 // recovery of that activity is what the run measures.
@@ -77,7 +50,7 @@ func runChaosWorld(ctx context.Context, s *session, c chaosConfig, ns string, fa
 	}
 	defer func() { _ = w.Stop() }()
 	w.GitHub.SetLatency(chaosGitHubLatency)
-	if err := w.Apply(ctx, fmt.Sprintf(chaosManifest, c.maxRunners)); err != nil {
+	if err := w.Apply(ctx, autoscaledPool("chaos", "chaos-org/app", c.maxRunners)); err != nil {
 		return nil, err
 	}
 	if err := s.waitAccepted(ctx, ns, "chaos"); err != nil {
