@@ -73,35 +73,31 @@ func runChaos(ctx context.Context, args []string) error {
 	return nil
 }
 
+// chaosCheck is one row of the checks table: what must hold, whether it did, and
+// what was seen.
+type chaosCheck struct {
+	name string
+	ok   bool
+	got  string
+}
+
 // report is the results table; pass says whether every check held.
 func (r *chaosRun) report(c chaosConfig, base *finalCounts, server string) (string, bool) {
 	r.mu.Lock() // recoveries still being followed append under it
 	defer r.mu.Unlock()
-	checks := []struct {
-		name string
-		ok   bool
-		got  string
-	}{
+	checks := []chaosCheck{
 		{"every job completed", r.final.failed == 0 && r.final.succeeded == c.jobs, fmt.Sprintf("%d of %d succeeded", r.final.succeeded, c.jobs)},
 		{"no pod deleted while its runner was busy", len(r.violations) == 0, strings.Join(append([]string{fmt.Sprint(len(r.violations))}, r.violations...), "; ")},
 		{"no job interrupted", r.interrupted == 0, fmt.Sprint(r.interrupted)},
 		{"no orphan pod, Secret or registered runner after the drain", r.drainErr == nil && r.final.orphans() == 0, r.final.orphanText()},
 	}
 	if base != nil {
-		checks = append(checks, struct {
-			name string
-			ok   bool
-			got  string
-		}{"final counts equal the undisturbed run's", *base == r.final, fmt.Sprintf("chaos: %s; undisturbed: %s", r.final, *base)})
+		checks = append(checks, chaosCheck{"final counts equal the undisturbed run's", *base == r.final, fmt.Sprintf("chaos: %s; undisturbed: %s", r.final, *base)})
 	}
 	if c.minKills > 0 {
 		least := int64(c.minKills)
 		enough := r.workerKills.Load() >= least && r.webhookKills.Load() >= least && (c.temporalEvery == 0 || r.temporalKills.Load() >= least)
-		checks = append(checks, struct {
-			name string
-			ok   bool
-			got  string
-		}{fmt.Sprintf("each part killed at least %d times", c.minKills), enough, r.kills()})
+		checks = append(checks, chaosCheck{fmt.Sprintf("each part killed at least %d times", c.minKills), enough, r.kills()})
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n### Chaos on the %s: %d jobs at %.1f/s, HRA max %d; Temporal server SIGKILLed about every %s; %d worker replica(s), the first SIGKILLed about every %s; webhook about every %s; %.0f %% duplicated, %.0f %% reordered deliveries\n\n",
