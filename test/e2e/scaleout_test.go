@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -112,9 +110,9 @@ func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
 	survivor := w.Workers[1-victim]
 	killAt := time.Now()
 	w.Workers[victim].Kill()
-	t.Logf("killed %s while runner %s ran %s (attempt %d)", w.Workers[victim].Name, pending.workflowID, pending.activity, pending.attempt)
+	t.Logf("killed %s while runner %s ran %s (attempt %d)", w.Workers[victim].Name, pending.WorkflowID, pending.ActivityType, pending.Attempt)
 	pickedUp, how := retriedOn(t, ctx, tc, pending, survivor, killAt)
-	t.Logf("RECOVERY kill -> %s %s on %s: %v", pending.activity, how, survivor.Name, pickedUp.Round(10*time.Millisecond))
+	t.Logf("RECOVERY kill -> %s %s on %s: %v", pending.ActivityType, how, survivor.Name, pickedUp.Round(10*time.Millisecond))
 	require.LessOrEqual(t, pickedUp, 10*time.Second, "a surviving replica picks up a killed worker's activity within 10 s")
 	w.GitHub.SetLatency(0)
 	require.NoError(t, w.Workers[victim].Start())
@@ -237,44 +235,27 @@ func requireOneLeader(t *testing.T, ctx context.Context, w *simworld.World) int 
 	return leader
 }
 
-// runningActivity is an activity a runner workflow has started on a worker.
-type runningActivity struct {
-	workflowID, activityID, activity string
-	attempt                          int32
-}
-
 // startedRunnerActivity waits until a runner workflow has an activity running on
 // one of the workers and says which worker and which activity.
-func startedRunnerActivity(t *testing.T, ctx context.Context, tc client.Client, w *simworld.World) (int, runningActivity) {
-	prefix := "runner/" + w.Namespace() + "/"
-	var found runningActivity
+func startedRunnerActivity(t *testing.T, ctx context.Context, tc client.Client, w *simworld.World) (int, simworld.StartedActivity) {
+	var found simworld.StartedActivity
 	victim := -1
 	require.Eventually(t, func() bool {
-		list, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Query: "WorkflowType = 'RunnerWorkflow' AND ExecutionStatus = 'Running'",
-		})
+		started, err := simworld.StartedRunnerActivities(ctx, tc, w.Namespace())
 		if err != nil {
 			return false
 		}
-		for _, e := range list.GetExecutions() {
-			id := e.GetExecution().GetWorkflowId()
-			if !strings.HasPrefix(id, prefix) {
+		for _, a := range started {
+			// Running for a second already, it waits on GitHub's 7 s answer and
+			// still will at the kill; a short Kubernetes call seen running could
+			// end before the kill and leave nothing to retry.
+			if time.Since(a.StartedAt) < time.Second {
 				continue
 			}
-			desc, err := tc.DescribeWorkflowExecution(ctx, id, "")
-			if err != nil {
-				continue
-			}
-			for _, a := range desc.GetPendingActivities() {
-				if a.GetState() != enumspb.PENDING_ACTIVITY_STATE_STARTED {
-					continue
-				}
-				for i, p := range w.Workers {
-					if strings.HasPrefix(a.GetLastWorkerIdentity(), fmt.Sprintf("%d@", p.Pid())) {
-						victim = i
-						found = runningActivity{workflowID: id, activityID: a.GetActivityId(), activity: a.GetActivityType().GetName(), attempt: a.GetAttempt()}
-						return true
-					}
+			for i, p := range w.Workers {
+				if a.RanBy(p.Pid()) {
+					victim, found = i, a
+					return true
 				}
 			}
 		}
@@ -298,51 +279,19 @@ func metricsText(ctx context.Context, url string) (string, error) {
 }
 
 // retriedOn waits until the surviving worker has run a killed worker's activity
-// again and says how long after the kill: when the retry started, seen among the
-// pending activities, or, if the retry was too quick to be seen running (the
-// survivor had the registration token cached, say), when it completed, from the
-// history (an upper bound of the pick-up).
-func retriedOn(t *testing.T, ctx context.Context, tc client.Client, pending runningActivity, survivor *simworld.Process, killAt time.Time) (time.Duration, string) {
+// again and says how long after the kill (simworld.Rerun says how it is seen).
+func retriedOn(t *testing.T, ctx context.Context, tc client.Client, pending simworld.StartedActivity, survivor *simworld.Process, killAt time.Time) (time.Duration, string) {
 	identity := fmt.Sprintf("%d@", survivor.Pid())
+	bySurvivor := func(id string) bool { return strings.HasPrefix(id, identity) }
 	var took time.Duration
 	var how string
 	require.Eventually(t, func() bool {
-		desc, err := tc.DescribeWorkflowExecution(ctx, pending.workflowID, "")
-		if err != nil {
+		at, seen, err := simworld.Rerun(ctx, tc, pending, bySurvivor)
+		if err != nil || at.IsZero() {
 			return false
 		}
-		for _, a := range desc.GetPendingActivities() {
-			if a.GetActivityId() != pending.activityID {
-				continue
-			}
-			if a.GetAttempt() > pending.attempt && a.GetState() == enumspb.PENDING_ACTIVITY_STATE_STARTED && strings.HasPrefix(a.GetLastWorkerIdentity(), identity) {
-				took, how = a.GetLastStartedTime().AsTime().Sub(killAt), "started again"
-				return true
-			}
-			return false // still pending: not retried yet, or retried and not yet started
-		}
-		// No longer pending: it completed. Find its completion by the survivor.
-		iter := tc.GetWorkflowHistory(ctx, pending.workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		var scheduled int64
-		started := map[int64]bool{} // started events of the survivor's attempts
-		for iter.HasNext() {
-			e, err := iter.Next()
-			if err != nil {
-				return false
-			}
-			if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityId() == pending.activityID {
-				scheduled = e.GetEventId()
-			}
-			if a := e.GetActivityTaskStartedEventAttributes(); a != nil && a.GetScheduledEventId() == scheduled &&
-				a.GetAttempt() > pending.attempt && strings.HasPrefix(a.GetIdentity(), identity) {
-				started[e.GetEventId()] = true
-			}
-			if a := e.GetActivityTaskCompletedEventAttributes(); a != nil && started[a.GetStartedEventId()] {
-				took, how = e.GetEventTime().AsTime().Sub(killAt), "completed again"
-				return true
-			}
-		}
-		return false
-	}, 30*time.Second, 50*time.Millisecond, "the surviving worker runs %s of %s again", pending.activity, pending.workflowID)
+		took, how = at.Sub(killAt), seen
+		return true
+	}, 30*time.Second, 50*time.Millisecond, "the surviving worker runs %s of %s again", pending.ActivityType, pending.WorkflowID)
 	return took, how
 }
