@@ -170,7 +170,7 @@ func (a *autoscalerRun) sendScale(ctx workflow.Context, out DesiredOutput) bool 
 	if s.Force != nil && s.Force.Since.After(req.EffectiveTime) {
 		req.EffectiveTime = s.Force.Since // a newer effective time makes the request go out now
 	}
-	if s.Sent != nil && s.Sent.Replicas == req.Replicas && s.Sent.demand() == req.demand() && !req.EffectiveTime.After(s.Sent.EffectiveTime) {
+	if s.Sent != nil && s.Sent.Replicas == req.Replicas && s.Sent.Demanded() == req.Demanded() && !req.EffectiveTime.After(s.Sent.EffectiveTime) {
 		return true
 	}
 	if s.Sent != nil && req.EffectiveTime.Before(s.Sent.EffectiveTime) {

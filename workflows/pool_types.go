@@ -43,7 +43,9 @@ type ScaleRequest struct {
 	Demand *int `json:"demand,omitempty"`
 }
 
-func (r *ScaleRequest) demand() int {
+// Demanded is how many runners the jobs need now: Demand when it is below
+// Replicas, Replicas otherwise.
+func (r *ScaleRequest) Demanded() int {
 	if r.Demand != nil && *r.Demand < r.Replicas {
 		return max(*r.Demand, 0)
 	}
@@ -93,7 +95,7 @@ func (s *PoolState) Desired() int {
 // Demand is the count the pool creates runners up to (see ScaleRequest.Demand).
 func (s *PoolState) Demand() int {
 	if s.Scale != nil && !s.Deleting {
-		return s.Scale.demand()
+		return s.Scale.Demanded()
 	}
 	return s.Desired()
 }

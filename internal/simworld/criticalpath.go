@@ -66,7 +66,8 @@ func sorted(ts []time.Time) []time.Time {
 
 // ReadMilestones reads the Temporal side of a burst's milestones from the
 // histories of the autoscaler, the pool (every run since start) and the runners
-// of a namespace. Scale signals count runners above the pool's size at start.
+// of a namespace. Scale signals count new runners from zero: the bench starts
+// each burst with an empty pool.
 func ReadMilestones(ctx context.Context, tc client.Client, autoscalerID, poolID, namespace string, start time.Time) (Milestones, error) {
 	var m Milestones
 	dc := converter.GetDefaultDataConverter()
@@ -86,11 +87,7 @@ func ReadMilestones(ctx context.Context, tc client.Client, autoscalerID, poolID,
 			if err := dc.FromPayloads(input, &req); err != nil {
 				return fmt.Errorf("decode a scale signal: %w", err)
 			}
-			n := req.Replicas
-			if req.Demand != nil {
-				n = min(n, *req.Demand)
-			}
-			for ; given < n; given++ {
+			for n := req.Demanded(); given < n; given++ {
 				*into = append(*into, e.GetEventTime().AsTime())
 			}
 		}
