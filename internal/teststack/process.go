@@ -17,15 +17,18 @@ import (
 // process is one child of the stack. Its output goes to logs/<name>.log and its PID to
 // pids/<name>.pid, so `make down` can stop it from another process.
 type process struct {
-	name    string
+	processSpec
 	cmd     *exec.Cmd
 	logPath string
 	exited  chan struct{}
 	waitErr error
+}
 
-	// What started it, so restart can start it again as it was.
+// processSpec is what starts a process, kept so restart can start it again as it was.
+type processSpec struct {
 	dir      string
 	seq      int
+	name     string
 	detached bool
 	cred     *syscall.Credential
 	path     string
@@ -37,43 +40,43 @@ type process struct {
 // kernel if this process dies, so a crashed test leaves nothing (Go sets Pdeathsig
 // after switching user, so that holds for another user too).
 func startProcess(dir string, seq int, name string, detached bool, cred *syscall.Credential, path string, args ...string) (*process, error) {
-	return startProcessLog(dir, seq, name, detached, cred, path, args, os.O_TRUNC)
+	return processSpec{dir: dir, seq: seq, name: name, detached: detached, cred: cred, path: path, args: args}.start(os.O_TRUNC)
 }
 
 // restart starts a process that has exited again, with the same binary, arguments
 // and credentials, appending to its log.
 func (p *process) restart() (*process, error) {
-	return startProcessLog(p.dir, p.seq, p.name, p.detached, p.cred, p.path, p.args, os.O_APPEND)
+	return p.processSpec.start(os.O_APPEND)
 }
 
-func startProcessLog(dir string, seq int, name string, detached bool, cred *syscall.Credential, path string, args []string, logMode int) (*process, error) {
-	logPath := filepath.Join(dir, "logs", name+".log")
+// start starts the process, opening its log with logMode (os.O_TRUNC or os.O_APPEND).
+func (s processSpec) start(logMode int) (*process, error) {
+	logPath := filepath.Join(s.dir, "logs", s.name+".log")
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
+		return nil, fmt.Errorf("start %s: %w", s.name, err)
 	}
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|logMode, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
+		return nil, fmt.Errorf("start %s: %w", s.name, err)
 	}
 	defer logFile.Close()
 
-	cmd := exec.Command(path, args...)
+	cmd := exec.Command(s.path, s.args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.Dir = dir
+	cmd.Dir = s.dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if detached {
+	if s.detached {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	} else {
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	}
-	cmd.SysProcAttr.Credential = cred
+	cmd.SysProcAttr.Credential = s.cred
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
+		return nil, fmt.Errorf("start %s: %w", s.name, err)
 	}
-	p := &process{name: name, cmd: cmd, logPath: logPath, exited: make(chan struct{}),
-		dir: dir, seq: seq, detached: detached, cred: cred, path: path, args: args}
+	p := &process{processSpec: s, cmd: cmd, logPath: logPath, exited: make(chan struct{})}
 	// The sequence number orders the PID files, so StopDir stops in reverse start order.
-	if err := writePID(dir, fmt.Sprintf("%02d-%s", seq, name), cmd.Process.Pid); err != nil {
+	if err := writePID(s.dir, fmt.Sprintf("%02d-%s", s.seq, s.name), cmd.Process.Pid); err != nil {
 		_ = cmd.Process.Kill()
 		return nil, err
 	}
