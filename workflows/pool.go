@@ -2,8 +2,8 @@ package workflows
 
 // The pool workflow keeps one RunnerDeployment's or RunnerSet's runners at the
 // desired count. It does not know which of the two it drives: each runner is a
-// runner workflow of its own, and the runner's activities create a pod or a one-replica
-// StatefulSet depending on the kind.
+// runner workflow of its own, and the runner's activities create a pod or a
+// one-replica StatefulSet depending on the kind.
 //
 //	spec / scale / delete / runner-registered / runner-done signals
 //	        │
@@ -194,6 +194,8 @@ func (p *poolRun) apply(ctx workflow.Context, plan PoolPlan) error {
 	}
 	batch := p.startsInOneActivity(ctx)
 	var starts []PoolRunner
+	// Before runnerStartsVersion each runner's child start followed its name's
+	// side effect at once; replaying those runs needs that order kept.
 	add := func(r PoolRunner) {
 		if batch {
 			starts = append(starts, r)

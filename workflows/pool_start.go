@@ -26,14 +26,13 @@ func (p *poolRun) startsInOneActivity(ctx workflow.Context) bool {
 // startRunners starts the runner workflows of one decision in one activity and
 // records them as starting until it returns.
 func (p *poolRun) startRunners(ctx workflow.Context, runners []PoolRunner) {
+	spec := p.state.Spec
 	starts := make([]activities.WorkflowStart, 0, len(runners))
 	for _, r := range runners {
-		in := p.runnerInput(ctx, r.Name, r.RegistrationOnly)
-		input, err := json.Marshal(in)
+		input, err := json.Marshal(p.runnerInput(ctx, r.Name, r.RegistrationOnly))
 		if err != nil { // RunnerInput is plain data; this cannot fail
 			panic(err)
 		}
-		spec := p.state.Spec
 		starts = append(starts, activities.WorkflowStart{
 			ID: RunnerWorkflowID(spec.Namespace, r.Name), Type: "RunnerWorkflow", TaskQueue: TaskQueue, Input: input,
 			Memo:     RunnerMemo(spec.Namespace, r.Name, spec.Kind, spec.Name, spec.Scope.String()),
