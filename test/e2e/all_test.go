@@ -15,12 +15,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
 
 	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/github/fake"
 	"github.com/arcflow/arcflow/internal/simworld"
 	"github.com/arcflow/arcflow/internal/teststack"
 	"github.com/arcflow/arcflow/sim"
+	"github.com/arcflow/arcflow/workflows"
 )
 
 // `arcflow all` is the worker and the webhook in one process: a signed
@@ -71,8 +74,12 @@ func TestAllInOneProcessScalesFromASignedDelivery(t *testing.T) {
 		out, err := stack.Kubectl(ctx, "get", "-n", ns, "hra", "app", "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].status}`)
 		return err == nil && out == "True"
 	}, 60*time.Second, 200*time.Millisecond, "the worker part accepted the autoscaler")
-	require.Eventually(t, func() bool { return len(podNames(t, ns)) == 0 }, 60*time.Second, 200*time.Millisecond,
-		"the pool settles at minReplicas 0")
+	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	defer tc.Close()
+	pool := workflows.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, "app")
+	require.Eventually(t, func() bool { return len(podNames(t, ns)) == 0 && simworld.PoolAtZero(ctx, tc, pool) },
+		60*time.Second, 200*time.Millisecond, "the pool settles at minReplicas 0")
 	t.Cleanup(func() {
 		_, _ = stack.Kubectl(context.Background(), "delete", "-n", ns, "hra,rdeploy", "--all", "--wait=false")
 		require.Eventually(t, func() bool { return len(podNames(t, ns)) == 0 && len(gh.Runners()) == 0 },

@@ -15,10 +15,12 @@ import (
 	"go.temporal.io/sdk/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/internal/simworld"
 	"github.com/arcflow/arcflow/sim"
 	"github.com/arcflow/arcflow/test/fullpath"
 	"github.com/arcflow/arcflow/worker"
+	"github.com/arcflow/arcflow/workflows"
 )
 
 // Two `arcflow worker` and two `arcflow webhook` processes, as the chart and the
@@ -69,7 +71,8 @@ func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
 	require.NoError(t, w.Apply(ctx, fullpath.RunnerDeployment))
 	require.Eventually(t, func() bool {
 		out, err := stack.Kubectl(ctx, "get", "-n", ns, "hra", hra, "-o", "jsonpath={.status.desiredReplicas}")
-		return err == nil && out == "0" && len(runnerPods(t, w)) == 0
+		return err == nil && out == "0" && len(runnerPods(t, w)) == 0 &&
+			simworld.PoolAtZero(ctx, tc, workflows.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, hra))
 	}, 60*time.Second, 200*time.Millisecond, "the pool settles at minReplicas 0")
 	leader := requireOneLeader(t, ctx, w)
 

@@ -11,12 +11,15 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/internal/simworld"
 	"github.com/arcflow/arcflow/internal/teststack"
 	"github.com/arcflow/arcflow/sim"
+	"github.com/arcflow/arcflow/workflows"
 )
 
 // Config is one run of the scenario.
@@ -86,9 +89,17 @@ func Run(t *testing.T, cfg Config) Result {
 		out, err := stack.Kubectl(ctx, "get", "-n", ns, "hra", hra, "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].status}`)
 		return err == nil && out == "True"
 	}, 60*time.Second, 200*time.Millisecond, "the autoscaler is accepted")
+	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	defer tc.Close()
+	kind := v1alpha1.KindRunnerDeployment // the pool cfg.Manifest's autoscaler scales
+	if cfg.Manifest == RunnerSet {
+		kind = v1alpha1.KindRunnerSet
+	}
+	pool := workflows.PoolWorkflowID(ns, kind, hra)
 	require.Eventually(t, func() bool {
 		out, err := stack.Kubectl(ctx, "get", "-n", ns, "hra", hra, "-o", "jsonpath={.status.desiredReplicas}")
-		return err == nil && out == "0" && len(RunnerPods(t, w)) == 0
+		return err == nil && out == "0" && len(RunnerPods(t, w)) == 0 && simworld.PoolAtZero(ctx, tc, pool)
 	}, 60*time.Second, 200*time.Millisecond, "the pool settles at minReplicas 0")
 
 	start := time.Now()
