@@ -32,19 +32,17 @@ type RunnerPodOutput struct {
 }
 
 // EnsureRunnerPod creates a runner: its token Secret and its pod, or, for a
-// RunnerSet, its one-replica StatefulSet. A runner that exists is left alone. The
+// RunnerSet, its one-replica StatefulSet. A runner that exists keeps its pod
+// (a retry only refreshes the token in its Secret). The
 // registration token goes from the process-level cache straight into the Secret:
 // it is in no activity input, output or error.
 func (k *Kubernetes) EnsureRunnerPod(ctx context.Context, in RunnerPodInput) (RunnerPodOutput, error) {
 	if in.Kind == v1alpha1.KindRunnerSet {
 		return k.ensureRunnerStatefulSet(ctx, in)
 	}
+	// No Get first: a new runner's pod never exists, and a retry learns of an
+	// earlier attempt's pod from AlreadyExists, after refreshing its Secret.
 	pods := k.Client.CoreV1().Pods(in.Namespace)
-	if existing, err := pods.Get(ctx, in.Name, metav1.GetOptions{}); err == nil {
-		return RunnerPodOutput{UID: string(existing.UID)}, nil
-	} else if !apierrors.IsNotFound(err) {
-		return RunnerPodOutput{}, fmt.Errorf("get runner pod %s/%s: %w", in.Namespace, in.Name, err)
-	}
 	if err := k.writeToken(ctx, in); err != nil {
 		return RunnerPodOutput{}, err
 	}

@@ -60,7 +60,15 @@ func (w *PodWatcher) Run(ctx context.Context, workers int) error {
 	}, w.kube), &corev1.Pod{}, cache.SharedIndexInformerOptions{ObjectDescription: "runner pods"})
 	_ = informer.SetTransform(SlimPod) // fails only once started
 	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { w.enqueue(obj.(*corev1.Pod), activities.PodState{}) },
+		AddFunc: func(obj any) {
+			pod := obj.(*corev1.Pod)
+			if state := activities.PodStateOf(pod); state.Phase == corev1.PodPending && !state.Ready && !state.Deleting {
+				// A runner knows its new pod from its own create call; a pod that is
+				// only Pending tells it nothing and would cost it a workflow task.
+				return
+			}
+			w.enqueue(pod, activities.PodState{})
+		},
 		UpdateFunc: func(oldObj, newObj any) {
 			w.enqueue(newObj.(*corev1.Pod), activities.PodStateOf(oldObj.(*corev1.Pod)))
 		},

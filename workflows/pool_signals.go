@@ -69,6 +69,8 @@ func (p *poolRun) onRegistered(r RunnerRegistered) {
 	}
 }
 
+// onDone forgets a runner that ended. A repeat for a runner already forgotten
+// changes nothing: a runner's signal may come twice (see notifyPool).
 func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 	kept := p.state.Runners[:0]
 	for _, r := range p.state.Runners {
@@ -76,7 +78,11 @@ func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 			kept = append(kept, r)
 		}
 	}
+	known := len(kept) < len(p.state.Runners)
 	p.state.Runners = kept
+	if !known {
+		return
+	}
 	switch d.Reason {
 	case EndCompleted:
 		p.state.LastJobFinished = workflow.Now(ctx)

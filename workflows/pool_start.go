@@ -53,6 +53,7 @@ func (p *poolRun) runnerInput(ctx workflow.Context, name string, registrationOnl
 	return RunnerInput{
 		Pod: pod, Scope: spec.Scope, Ephemeral: spec.Ephemeral, Timings: spec.RunnerTimings,
 		PoolWorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, RegistrationOnly: registrationOnly,
+		Revision: RunnerRevisionLocal,
 	}
 }
 
@@ -61,6 +62,7 @@ func runnerKeywords(spec PoolSpec, name string) map[string]string {
 	return map[string]string{
 		SearchAttrKind.GetName(): "runner", SearchAttrPool.GetName(): spec.Namespace + "/" + spec.Name,
 		SearchAttrScope.GetName(): spec.Scope.String(), SearchAttrRunnerName.GetName(): name,
+		SearchAttrRunnerState.GetName(): string(PhaseCreating),
 	}
 }
 

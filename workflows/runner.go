@@ -44,7 +44,12 @@ func RunnerWorkflow(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
 	if err := workflow.SetQueryHandler(ctx, QueryState, func() (RunnerState, error) { return r.state, nil }); err != nil {
 		return RunnerDone{}, err
 	}
-	r.upsertPhase(ctx)
+	if r.local() && in.State == nil {
+		r.published = PhaseCreating // set by the start (runnerKeywords)
+	}
+	if !r.local() {
+		r.publishPhase(ctx)
+	}
 
 	for r.state.Phase != PhaseDone {
 		if err := r.step(ctx); err != nil {
@@ -59,6 +64,7 @@ func RunnerWorkflow(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
 		}
 	}
 	done := RunnerDone{Name: in.Pod.Name, Reason: r.state.EndReason, RunnerID: r.state.RunnerID}
+	r.publishPhase(ctx)
 	r.notifyPool(ctx, done)
 	r.drainSignals(ctx) // late pod events of a finished runner change nothing
 	return done, nil
@@ -70,6 +76,12 @@ type runnerRun struct {
 	state       RunnerState
 	podSignals  workflow.ReceiveChannel
 	stopSignals workflow.ReceiveChannel
+	// published is the phase the search attribute shows.
+	published RunnerPhase
+	// wake is the pending registration timer of a RunnerRevisionLocal run, kept
+	// across signals instead of cancelled and started again for each.
+	wake       workflow.Future
+	cancelWake workflow.CancelFunc
 }
 
 func (r *runnerRun) step(ctx workflow.Context) error {
@@ -103,7 +115,9 @@ func (r *runnerRun) setPhase(ctx workflow.Context, phase RunnerPhase) {
 	}
 	workflow.GetLogger(ctx).Info("runner phase", "runner", r.in.Pod.Name, "from", r.state.Phase, "to", phase)
 	r.state.Phase, r.state.Since = phase, workflow.Now(ctx)
-	r.upsertPhase(ctx)
+	if !r.local() {
+		r.publishPhase(ctx)
+	}
 }
 
 // end finishes the runner through the Deleting phase, unless a reason is already
@@ -115,19 +129,12 @@ func (r *runnerRun) end(ctx workflow.Context, reason string, next RunnerPhase) {
 	r.setPhase(ctx, next)
 }
 
-func (r *runnerRun) upsertPhase(ctx workflow.Context) {
-	err := workflow.UpsertTypedSearchAttributes(ctx, SearchAttrRunnerState.ValueSet(string(r.state.Phase)))
-	if err != nil {
-		workflow.GetLogger(ctx).Warn("cannot set the runner-state search attribute", "error", err)
-	}
-}
-
 func (r *runnerRun) create(ctx workflow.Context) error {
 	if r.waitUntilRetryAt(ctx) {
 		return nil
 	}
 	var out activities.RunnerPodOutput
-	err := workflow.ExecuteActivity(kubeOptions(ctx), kube.EnsureRunnerPod, r.in.Pod).Get(ctx, &out)
+	err := r.call(ctx, kube.EnsureRunnerPod, r.in.Pod).Get(ctx, &out)
 	if reset, limited := activities.RateLimitReset(err); limited {
 		r.state.RetryAt = reset
 		return nil
@@ -149,18 +156,16 @@ func (r *runnerRun) create(ctx workflow.Context) error {
 // listed, while pod and stop signals may arrive. A pod Ready for the registration
 // timeout without registering is deleted.
 func (r *runnerRun) awaitRegistration(ctx workflow.Context) error {
+	if r.local() {
+		return r.awaitRegistrationOnWake(ctx)
+	}
 	wctx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
 	sel := workflow.NewSelector(wctx)
 	r.listen(ctx, sel)
 
 	poll := false
-	delay := r.timings.RegistrationPollMin << min(r.state.Polls, 8)
-	delay = min(delay, r.timings.RegistrationPollMax)
-	if wait := r.state.RetryAt.Sub(workflow.Now(ctx)); wait > delay {
-		delay = wait // rate limited: no call before the reset
-	}
-	sel.AddFuture(workflow.NewTimer(wctx, delay), func(workflow.Future) { poll = true })
+	sel.AddFuture(workflow.NewTimer(wctx, r.pollDelay(ctx)), func(workflow.Future) { poll = true })
 
 	timedOut := false
 	if r.state.Pod.Ready {
@@ -175,6 +180,11 @@ func (r *runnerRun) awaitRegistration(ctx workflow.Context) error {
 		sel.Select(wctx)
 	}
 
+	return r.afterRegistrationWait(ctx, timedOut, poll)
+}
+
+// afterRegistrationWait acts on what ended a wait for registration.
+func (r *runnerRun) afterRegistrationWait(ctx workflow.Context, timedOut, poll bool) error {
 	switch {
 	case r.state.StopRequested || r.state.Pod.Exited():
 		r.afterExitOrStop(ctx)
@@ -195,6 +205,55 @@ func (r *runnerRun) awaitRegistration(ctx workflow.Context) error {
 	return nil
 }
 
+// pollDelay is the wait before the next registration check: backing off from
+// RegistrationPollMin to RegistrationPollMax, and never before a rate limit resets.
+func (r *runnerRun) pollDelay(ctx workflow.Context) time.Duration {
+	delay := min(r.timings.RegistrationPollMin<<min(r.state.Polls, 8), r.timings.RegistrationPollMax)
+	if wait := r.state.RetryAt.Sub(workflow.Now(ctx)); wait > delay {
+		delay = wait // rate limited: no call before the reset
+	}
+	return delay
+}
+
+// awaitRegistrationOnWake is awaitRegistration for RunnerRevisionLocal runs: one
+// timer wakes the runner for its next check or for the registration timeout,
+// whichever is first, and pod signals in between leave it running. The timeout
+// is checked at each wake, so it is honoured within one poll interval (at most
+// RegistrationPollMax), as ARC's periodic reconcile honours it.
+func (r *runnerRun) awaitRegistrationOnWake(ctx workflow.Context) error {
+	if r.registrationDeadlinePassed(ctx) {
+		return r.afterRegistrationWait(ctx, true, false)
+	}
+	if r.wake == nil {
+		delay := r.pollDelay(ctx)
+		if r.state.Pod.Ready {
+			delay = min(delay, r.state.Pod.ReadySince.Add(r.timings.RegistrationTimeout).Sub(workflow.Now(ctx)))
+		}
+		wctx, cancel := workflow.WithCancel(ctx)
+		r.wake, r.cancelWake = workflow.NewTimer(wctx, delay), cancel
+	}
+	r.publishPhase(ctx)
+	sel := workflow.NewSelector(ctx)
+	r.listen(ctx, sel)
+	woke := false
+	sel.AddFuture(r.wake, func(workflow.Future) { woke, r.wake = true, nil })
+	sel.Select(ctx)
+	if !woke && (r.state.StopRequested || r.state.Pod.Exited()) {
+		r.cancelWake() // one event, where letting it fire later would cost four
+		r.wake = nil
+	}
+	if !woke {
+		return r.afterRegistrationWait(ctx, false, false)
+	}
+	timedOut := r.registrationDeadlinePassed(ctx)
+	return r.afterRegistrationWait(ctx, timedOut, !timedOut)
+}
+
+func (r *runnerRun) registrationDeadlinePassed(ctx workflow.Context) bool {
+	pod := r.state.Pod
+	return pod.Ready && !workflow.Now(ctx).Before(pod.ReadySince.Add(r.timings.RegistrationTimeout))
+}
+
 // awaitStopOrExit waits, without any timer, for a stop signal or the pod to end.
 func (r *runnerRun) awaitStopOrExit(ctx workflow.Context) {
 	// A stop or an exit drained into the state at continue-as-new is acted on at
@@ -204,6 +263,7 @@ func (r *runnerRun) awaitStopOrExit(ctx workflow.Context) {
 		r.afterExitOrStop(ctx)
 		return
 	}
+	r.publishPhase(ctx)
 	sel := workflow.NewSelector(ctx)
 	r.listen(ctx, sel)
 	sel.Select(ctx)
@@ -218,7 +278,7 @@ func (r *runnerRun) awaitStopOrExit(ctx workflow.Context) {
 func (r *runnerRun) holdRegistration(ctx workflow.Context) error {
 	if !r.state.PodReleased {
 		ref := activities.PodRef{Namespace: r.in.Pod.Namespace, Name: r.in.Pod.Name, UID: r.state.Pod.UID, Kind: r.in.Pod.Kind}
-		if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.DeleteRunnerPod, ref).Get(ctx, nil); err != nil {
+		if err := r.call(ctx, kube.DeleteRunnerPod, ref).Get(ctx, nil); err != nil {
 			return err
 		}
 		r.state.PodReleased = true
@@ -251,29 +311,6 @@ func (r *runnerRun) afterExitOrStop(ctx workflow.Context) {
 		r.end(ctx, reason, PhaseUnregistering)
 	default:
 		r.end(ctx, EndStopped, PhaseUnregistering)
-	}
-}
-
-// notifyRegistered tells the pool that GitHub lists the runner, so the pool can
-// count it as ready without asking GitHub.
-func (r *runnerRun) notifyRegistered(ctx workflow.Context) {
-	if r.in.PoolWorkflowID == "" {
-		return
-	}
-	err := workflow.SignalExternalWorkflow(ctx, r.in.PoolWorkflowID, "", SignalRunnerRegistered, RunnerRegistered{Name: r.in.Pod.Name}).Get(ctx, nil)
-	if err != nil {
-		workflow.GetLogger(ctx).Warn("cannot tell the pool that the runner registered", "pool", r.in.PoolWorkflowID, "error", err)
-	}
-}
-
-func (r *runnerRun) notifyPool(ctx workflow.Context, done RunnerDone) {
-	if r.in.PoolWorkflowID == "" {
-		return
-	}
-	err := workflow.SignalExternalWorkflow(ctx, r.in.PoolWorkflowID, "", SignalRunnerDone, done).Get(ctx, nil)
-	if err != nil {
-		// The pool is gone (deleted); nobody waits for this runner.
-		workflow.GetLogger(ctx).Warn("cannot tell the pool that the runner ended", "pool", r.in.PoolWorkflowID, "error", err)
 	}
 }
 

@@ -20,16 +20,18 @@ func TestRunnerActsOnAStopDrainedAtContinueAsNew(t *testing.T) {
 		"pod gone": {Phase: PhaseIdle, RunnerID: 42, Pod: activities.PodState{UID: "uid-1", ResourceVersion: "deleted"}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			rt := newRunnerTest(t)
-			rt.mockPod()
-			rt.mockRemove()
-			rt.env.SetTestTimeout(10 * time.Second)
-			in := runnerInput(false, RunnerTimings{})
-			in.State = &state
-			rt.env.ExecuteWorkflow(RunnerWorkflow, in)
-			require.True(t, rt.env.IsWorkflowCompleted(), "the runner waited for another signal")
-			require.NoError(t, rt.env.GetWorkflowError())
-			require.Equal(t, []string{"RemoveRunner", "DeleteRunnerPod"}, rt.names())
+			forEachRevision(t, func(t *testing.T, revision int) {
+				rt := newRunnerTest(t, revision)
+				rt.mockPod()
+				rt.mockRemove()
+				rt.env.SetTestTimeout(10 * time.Second)
+				in := rt.input(false, RunnerTimings{})
+				in.State = &state
+				rt.env.ExecuteWorkflow(RunnerWorkflow, in)
+				require.True(t, rt.env.IsWorkflowCompleted(), "the runner waited for another signal")
+				require.NoError(t, rt.env.GetWorkflowError())
+				require.Equal(t, []string{"RemoveRunner", "DeleteRunnerPod"}, rt.names())
+			})
 		})
 	}
 }

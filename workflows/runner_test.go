@@ -2,7 +2,10 @@ package workflows
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -21,10 +24,11 @@ import (
 // skip ahead. It records the order of activity calls and their (test) times.
 type runnerTest struct {
 	testsuite.WorkflowTestSuite
-	t     *testing.T
-	env   *testsuite.TestWorkflowEnvironment
-	calls []call
-	start time.Time
+	t        *testing.T
+	revision int
+	env      *testsuite.TestWorkflowEnvironment
+	calls    []call
+	start    time.Time
 }
 
 type call struct {
@@ -32,11 +36,22 @@ type call struct {
 	at   time.Duration // since the workflow started
 }
 
-func newRunnerTest(t *testing.T) *runnerTest {
-	rt := &runnerTest{t: t}
+// runnerRevisions are the code paths every runner test runs on: runs recorded
+// before RunnerRevisionLocal keep theirs.
+var runnerRevisions = []int{RunnerRevisionActivities, RunnerRevisionLocal}
+
+func forEachRevision(t *testing.T, test func(t *testing.T, revision int)) {
+	for _, revision := range runnerRevisions {
+		t.Run(fmt.Sprintf("revision-%d", revision), func(t *testing.T) { test(t, revision) })
+	}
+}
+
+func newRunnerTest(t *testing.T, revision int) *runnerTest {
+	rt := &runnerTest{t: t, revision: revision}
 	rt.env = rt.NewTestWorkflowEnvironment()
 	rt.env.RegisterActivity(&activities.Kubernetes{})
 	rt.env.RegisterActivity(&activities.GitHub{})
+	rt.env.RegisterActivity(&activities.Workflows{})
 	rt.start = rt.env.Now()
 	return rt
 }
@@ -119,12 +134,39 @@ func (rt *runnerTest) signalPodDeleted() {
 }
 
 func (rt *runnerTest) run(ephemeral bool, timings RunnerTimings) RunnerDone {
-	rt.env.ExecuteWorkflow(RunnerWorkflow, runnerInput(ephemeral, timings))
+	rt.env.ExecuteWorkflow(RunnerWorkflow, rt.input(ephemeral, timings))
 	require.True(rt.t, rt.env.IsWorkflowCompleted())
 	require.NoError(rt.t, rt.env.GetWorkflowError())
 	var done RunnerDone
 	require.NoError(rt.t, rt.env.GetWorkflowResult(&done))
 	return done
+}
+
+func (rt *runnerTest) input(ephemeral bool, timings RunnerTimings) RunnerInput {
+	in := runnerInput(ephemeral, timings)
+	in.Revision = rt.revision
+	return in
+}
+
+// onPoolSignal answers the runner's signals to its pool, whichever way its
+// revision sends them.
+func (rt *runnerTest) onPoolSignal(pool string, got func(name string, arg []byte)) {
+	if rt.revision >= RunnerRevisionLocal {
+		rt.env.OnActivity(temporalStarts.SignalWorkflow, mock.Anything, mock.Anything).Return(
+			func(_ context.Context, s activities.WorkflowSignal) error {
+				require.Equal(rt.t, pool, s.WorkflowID)
+				got(s.Name, s.Arg)
+				return nil
+			})
+		return
+	}
+	rt.env.OnSignalExternalWorkflow(mock.Anything, pool, "", mock.Anything, mock.Anything).Return(
+		func(_, _, _ string, name string, arg any) error {
+			encoded, err := json.Marshal(arg)
+			require.NoError(rt.t, err)
+			got(name, encoded)
+			return nil
+		})
 }
 
 func runnerInput(ephemeral bool, timings RunnerTimings) RunnerInput {
@@ -146,281 +188,317 @@ func rateLimitErr(reset time.Time) error {
 }
 
 func TestStopUnregistersBeforeDeletingThePod(t *testing.T) {
-	rt := newRunnerTest(t)
-	rt.mockPod()
-	rt.mockFind(3 * time.Second)
-	rt.mockRemove()
-	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-	rt.after(time.Minute, func() {
-		var state RunnerState
-		v, err := rt.env.QueryWorkflow(QueryState)
-		require.NoError(t, err)
-		require.NoError(t, v.Get(&state))
-		require.Equal(t, PhaseIdle, state.Phase)
-		require.Equal(t, int64(42), state.RunnerID)
-		rt.env.SignalWorkflow(SignalStop, StopRequest{Reason: "scale-down"})
-	})
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.mockFind(3 * time.Second)
+		rt.mockRemove()
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		rt.after(time.Minute, func() {
+			var state RunnerState
+			v, err := rt.env.QueryWorkflow(QueryState)
+			require.NoError(t, err)
+			require.NoError(t, v.Get(&state))
+			require.Equal(t, PhaseIdle, state.Phase)
+			require.Equal(t, int64(42), state.RunnerID)
+			rt.env.SignalWorkflow(SignalStop, StopRequest{Reason: "scale-down"})
+		})
 
-	done := rt.run(true, RunnerTimings{})
-	require.Equal(t, EndStopped, done.Reason)
-	require.Equal(t, []string{"EnsureRunnerPod", "FindRunner", "RemoveRunner", "DeleteRunnerPod"}, rt.names())
+		done := rt.run(true, RunnerTimings{})
+		require.Equal(t, EndStopped, done.Reason)
+		// Lookups until it registers (how many depends on when the pod signal came), then the stop.
+		require.Equal(t, []string{"EnsureRunnerPod", "FindRunner", "RemoveRunner", "DeleteRunnerPod"}, slices.Compact(rt.names()))
+	})
 }
 
 func TestRegistrationTimeoutDeletesThePod(t *testing.T) {
-	rt := newRunnerTest(t)
-	rt.mockPod()
-	rt.mockFind(-1)
-	rt.after(5*time.Second, func() { rt.signalPod("Running", true, "1") })
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.mockFind(-1)
+		rt.after(5*time.Second, func() { rt.signalPod("Running", true, "1") })
 
-	done := rt.run(true, RunnerTimings{})
-	require.Equal(t, EndRegistrationTimeout, done.Reason)
-	require.Zero(t, rt.count("RemoveRunner"))
-	last := rt.calls[len(rt.calls)-1]
-	require.Equal(t, "FindRunner", last.name, "after the delete it checks that nothing registered late")
-	deleted := rt.calls[len(rt.calls)-2]
-	require.Equal(t, "DeleteRunnerPod", deleted.name)
-	require.Equal(t, 5*time.Second+10*time.Minute, deleted.at, "10 minutes after the pod became Ready")
-	// Backoff: 2s, 4s, 8s, 16s, then every 30s; not a poll a second.
-	require.Less(t, rt.count("FindRunner"), 25)
+		done := rt.run(true, RunnerTimings{})
+		require.Equal(t, EndRegistrationTimeout, done.Reason)
+		require.Zero(t, rt.count("RemoveRunner"))
+		last := rt.calls[len(rt.calls)-1]
+		require.Equal(t, "FindRunner", last.name, "after the delete it checks that nothing registered late")
+		deleted := rt.calls[len(rt.calls)-2]
+		require.Equal(t, "DeleteRunnerPod", deleted.name)
+		require.Equal(t, 5*time.Second+10*time.Minute, deleted.at, "10 minutes after the pod became Ready")
+		// Backoff: 2s, 4s, 8s, 16s, then every 30s; not a poll a second.
+		require.Less(t, rt.count("FindRunner"), 25)
+	})
 }
 
 func TestStaticBusyRunnerIsRetriedEveryMinute(t *testing.T) {
-	rt := newRunnerTest(t)
-	rt.mockPod()
-	rt.mockFind(0)
-	rt.mockRemove(busyErr(), busyErr())
-	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-	rt.after(10*time.Second, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.mockFind(0)
+		rt.mockRemove(busyErr(), busyErr())
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		rt.after(10*time.Second, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
 
-	done := rt.run(false, RunnerTimings{})
-	require.Equal(t, EndStopped, done.Reason)
-	var removes []time.Duration
-	for _, c := range rt.calls {
-		if c.name == "RemoveRunner" {
-			removes = append(removes, c.at)
+		done := rt.run(false, RunnerTimings{})
+		require.Equal(t, EndStopped, done.Reason)
+		var removes []time.Duration
+		for _, c := range rt.calls {
+			if c.name == "RemoveRunner" {
+				removes = append(removes, c.at)
+			}
 		}
-	}
-	require.Len(t, removes, 3)
-	require.Equal(t, time.Minute, removes[1]-removes[0])
-	require.Equal(t, time.Minute, removes[2]-removes[1])
-	require.Equal(t, "DeleteRunnerPod", rt.calls[len(rt.calls)-1].name, "the pod goes only after GitHub let the runner go")
+		require.Len(t, removes, 3)
+		require.Equal(t, time.Minute, removes[1]-removes[0])
+		require.Equal(t, time.Minute, removes[2]-removes[1])
+		require.Equal(t, "DeleteRunnerPod", rt.calls[len(rt.calls)-1].name, "the pod goes only after GitHub let the runner go")
+	})
 }
 
 func TestEphemeralBusyRunnerWaitsForItsJobWithoutMoreCalls(t *testing.T) {
-	rt := newRunnerTest(t)
-	rt.mockPod()
-	rt.mockFind(0)
-	rt.mockRemove(busyErr())
-	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-	rt.after(10*time.Second, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
-	rt.after(45*time.Minute, func() { rt.signalPod("Succeeded", false, "2") })
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.mockFind(0)
+		rt.mockRemove(busyErr())
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		rt.after(10*time.Second, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
+		rt.after(45*time.Minute, func() { rt.signalPod("Succeeded", false, "2") })
 
-	done := rt.run(true, RunnerTimings{})
-	require.Equal(t, EndStopped, done.Reason, "the first reason is kept")
-	require.Equal(t, 1, rt.count("RemoveRunner"), "no RemoveRunner sure to fail while the job runs")
-	last := rt.calls[len(rt.calls)-1]
-	require.Equal(t, "DeleteRunnerPod", last.name)
-	require.Equal(t, 45*time.Minute, last.at)
+		done := rt.run(true, RunnerTimings{})
+		require.Equal(t, EndStopped, done.Reason, "the first reason is kept")
+		require.Equal(t, 1, rt.count("RemoveRunner"), "no RemoveRunner sure to fail while the job runs")
+		last := rt.calls[len(rt.calls)-1]
+		require.Equal(t, "DeleteRunnerPod", last.name)
+		require.Equal(t, 45*time.Minute, last.at)
+	})
 }
 
 func TestRateLimitWaitsUntilTheReset(t *testing.T) {
-	rt := newRunnerTest(t)
-	rt.mockPod()
-	rt.mockFind(0)
-	rt.mockRemove(rateLimitErr(rt.start.Add(20 * time.Minute)))
-	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-	rt.after(10*time.Second, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.mockFind(0)
+		rt.mockRemove(rateLimitErr(rt.start.Add(20 * time.Minute)))
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		rt.after(10*time.Second, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
 
-	rt.run(false, RunnerTimings{})
-	var removes []time.Duration
-	for _, c := range rt.calls {
-		if c.name == "RemoveRunner" {
-			removes = append(removes, c.at)
+		rt.run(false, RunnerTimings{})
+		var removes []time.Duration
+		for _, c := range rt.calls {
+			if c.name == "RemoveRunner" {
+				removes = append(removes, c.at)
+			}
 		}
-	}
-	require.Len(t, removes, 2)
-	require.Equal(t, 20*time.Minute, removes[1])
+		require.Len(t, removes, 2)
+		require.Equal(t, 20*time.Minute, removes[1])
+	})
 }
 
 func TestEphemeralCompletionMakesNoRemoveRunnerCall(t *testing.T) {
-	rt := newRunnerTest(t)
-	rt.mockPod()
-	rt.mockFind(0)
-	rt.mockRemove()
-	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-	rt.after(20*time.Minute, func() { rt.signalPod("Succeeded", false, "2") })
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.mockFind(0)
+		rt.mockRemove()
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		rt.after(20*time.Minute, func() { rt.signalPod("Succeeded", false, "2") })
 
-	done := rt.run(true, RunnerTimings{})
-	require.Equal(t, EndCompleted, done.Reason)
-	require.Zero(t, rt.count("RemoveRunner"))
-	require.Equal(t, []string{"EnsureRunnerPod", "FindRunner", "DeleteRunnerPod"}, rt.names())
+		done := rt.run(true, RunnerTimings{})
+		require.Equal(t, EndCompleted, done.Reason)
+		require.Zero(t, rt.count("RemoveRunner"))
+		require.Equal(t, []string{"EnsureRunnerPod", "FindRunner", "DeleteRunnerPod"}, rt.names())
+	})
 }
 
 func TestPodDeletedBySomeoneElseIsUnregisteredAndReported(t *testing.T) {
-	rt := newRunnerTest(t)
-	rt.mockPod()
-	rt.mockFind(0)
-	rt.mockRemove()
-	var told RunnerDone
-	rt.env.OnSignalExternalWorkflow(mock.Anything, "pool/ci/runnerdeployment/app", "", SignalRunnerDone, mock.Anything).Return(
-		func(_, _, _ string, _ string, arg any) error {
-			told = arg.(RunnerDone)
-			return nil
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.mockFind(0)
+		rt.mockRemove()
+		var told RunnerDone
+		var signals []string
+		rt.onPoolSignal("pool/ci/runnerdeployment/app", func(name string, arg []byte) {
+			signals = append(signals, name)
+			switch name {
+			case SignalRunnerDone:
+				require.NoError(t, json.Unmarshal(arg, &told))
+			case SignalRunnerRegistered:
+				require.JSONEq(t, `{"Name":"app-runner-x1"}`, string(arg))
+			}
 		})
-	rt.env.OnSignalExternalWorkflow(mock.Anything, "pool/ci/runnerdeployment/app", "", SignalRunnerRegistered, RunnerRegistered{Name: "app-runner-x1"}).Return(nil).Once()
-	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-	rt.after(5*time.Minute, rt.signalPodDeleted)
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		rt.after(5*time.Minute, rt.signalPodDeleted)
 
-	in := runnerInput(true, RunnerTimings{})
-	in.PoolWorkflowID = "pool/ci/runnerdeployment/app"
-	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
-	require.NoError(t, rt.env.GetWorkflowError())
-	require.Equal(t, RunnerDone{Name: "app-runner-x1", Reason: EndPodDeleted, RunnerID: 42}, told)
-	require.Equal(t, []string{"EnsureRunnerPod", "FindRunner", "RemoveRunner", "DeleteRunnerPod"}, rt.names())
+		in := rt.input(true, RunnerTimings{})
+		in.PoolWorkflowID = "pool/ci/runnerdeployment/app"
+		rt.env.ExecuteWorkflow(RunnerWorkflow, in)
+		require.NoError(t, rt.env.GetWorkflowError())
+		require.Equal(t, RunnerDone{Name: "app-runner-x1", Reason: EndPodDeleted, RunnerID: 42}, told)
+		require.Equal(t, []string{SignalRunnerRegistered, SignalRunnerDone}, signals)
+		require.Equal(t, []string{"EnsureRunnerPod", "FindRunner", "RemoveRunner", "DeleteRunnerPod"}, rt.names())
+	})
 }
 
 func TestFailedPodIsReportedAsFailed(t *testing.T) {
-	rt := newRunnerTest(t)
-	rt.mockPod()
-	rt.mockFind(0)
-	rt.mockRemove()
-	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-	rt.after(time.Minute, func() { rt.signalPod("Failed", false, "2") })
-	require.Equal(t, EndPodFailed, rt.run(true, RunnerTimings{}).Reason)
-	require.Equal(t, 1, rt.count("RemoveRunner"))
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.mockFind(0)
+		rt.mockRemove()
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		rt.after(time.Minute, func() { rt.signalPod("Failed", false, "2") })
+		require.Equal(t, EndPodFailed, rt.run(true, RunnerTimings{}).Reason)
+		require.Equal(t, 1, rt.count("RemoveRunner"))
+	})
 }
 
 func TestStopDuringRegistration(t *testing.T) {
-	rt := newRunnerTest(t)
-	rt.mockPod()
-	rt.mockFind(-1)
-	rt.mockRemove()
-	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-	rt.after(3*time.Second, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{Reason: "scale-down"}) })
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.mockFind(-1)
+		rt.mockRemove()
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		rt.after(3*time.Second, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{Reason: "scale-down"}) })
 
-	done := rt.run(true, RunnerTimings{})
-	require.Equal(t, EndStopped, done.Reason)
-	require.Zero(t, rt.count("RemoveRunner"), "nothing registered, nothing to remove")
-	names := rt.names()
-	require.Equal(t, []string{"DeleteRunnerPod", "FindRunner"}, names[len(names)-2:], "after the delete it checks for a late registration")
+		done := rt.run(true, RunnerTimings{})
+		require.Equal(t, EndStopped, done.Reason)
+		require.Zero(t, rt.count("RemoveRunner"), "nothing registered, nothing to remove")
+		names := rt.names()
+		require.Equal(t, []string{"DeleteRunnerPod", "FindRunner"}, names[len(names)-2:], "after the delete it checks for a late registration")
+	})
 }
 
 func TestLateRegistrationAfterStopIsRemoved(t *testing.T) {
-	rt := newRunnerTest(t)
-	rt.mockPod()
-	// Not listed when the stop arrives; listed once the pod is gone.
-	rt.env.OnActivity(gh.FindRunner, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, _ activities.FindRunnerInput) (activities.FindRunnerOutput, error) {
-			rt.record("FindRunner")
-			if rt.count("DeleteRunnerPod") > 0 {
-				return activities.FindRunnerOutput{Found: true, ID: 42}, nil
-			}
-			return activities.FindRunnerOutput{}, nil
-		})
-	rt.mockRemove()
-	rt.after(500*time.Millisecond, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		// Not listed when the stop arrives; listed once the pod is gone.
+		rt.env.OnActivity(gh.FindRunner, mock.Anything, mock.Anything).Return(
+			func(_ context.Context, _ activities.FindRunnerInput) (activities.FindRunnerOutput, error) {
+				rt.record("FindRunner")
+				if rt.count("DeleteRunnerPod") > 0 {
+					return activities.FindRunnerOutput{Found: true, ID: 42}, nil
+				}
+				return activities.FindRunnerOutput{}, nil
+			})
+		rt.mockRemove()
+		rt.after(500*time.Millisecond, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
 
-	rt.run(true, RunnerTimings{})
-	names := rt.names()
-	require.Equal(t, []string{"DeleteRunnerPod", "FindRunner", "RemoveRunner", "DeleteRunnerPod"}, names[len(names)-4:])
+		rt.run(true, RunnerTimings{})
+		names := rt.names()
+		require.Equal(t, []string{"DeleteRunnerPod", "FindRunner", "RemoveRunner", "DeleteRunnerPod"}, names[len(names)-4:])
+	})
 }
 
 func TestRunnerWhosePodVanishedWhileBusyIsLeftAfterRetries(t *testing.T) {
-	rt := newRunnerTest(t)
-	rt.mockPod()
-	rt.mockFind(0)
-	rt.mockRemove(busyErr(), busyErr(), busyErr(), busyErr(), busyErr(), busyErr(), busyErr())
-	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-	rt.after(time.Minute, rt.signalPodDeleted)
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.mockFind(0)
+		rt.mockRemove(busyErr(), busyErr(), busyErr(), busyErr(), busyErr(), busyErr(), busyErr())
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		rt.after(time.Minute, rt.signalPodDeleted)
 
-	done := rt.run(true, RunnerTimings{OrphanRetries: 3})
-	require.Equal(t, EndLeftRegistered, done.Reason)
-	require.Equal(t, 4, rt.count("RemoveRunner"))
+		done := rt.run(true, RunnerTimings{OrphanRetries: 3})
+		require.Equal(t, EndLeftRegistered, done.Reason)
+		require.Equal(t, 4, rt.count("RemoveRunner"))
+	})
 }
 
 func TestDuplicateAndForeignPodSignalsChangeNothing(t *testing.T) {
-	rt := newRunnerTest(t)
-	rt.mockPod()
-	rt.mockFind(0)
-	rt.mockRemove()
-	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-	// A Succeeded pod with another UID is an older pod of the same name.
-	rt.after(2*time.Second, func() {
-		rt.env.SignalWorkflow(SignalPod, activities.PodState{UID: "old-uid", ResourceVersion: "9", Exists: true, Phase: "Succeeded"})
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.mockFind(0)
+		rt.mockRemove()
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		// A Succeeded pod with another UID is an older pod of the same name.
+		rt.after(2*time.Second, func() {
+			rt.env.SignalWorkflow(SignalPod, activities.PodState{UID: "old-uid", ResourceVersion: "9", Exists: true, Phase: "Succeeded"})
+		})
+		rt.after(time.Minute, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
+		done := rt.run(true, RunnerTimings{})
+		require.Equal(t, EndStopped, done.Reason, "not completed: the foreign pod's exit was ignored")
+		require.Equal(t, 1, rt.count("RemoveRunner"))
 	})
-	rt.after(time.Minute, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
-	done := rt.run(true, RunnerTimings{})
-	require.Equal(t, EndStopped, done.Reason, "not completed: the foreign pod's exit was ignored")
-	require.Equal(t, 1, rt.count("RemoveRunner"))
 }
 
 func TestInvalidPodSpecEndsTheRunner(t *testing.T) {
-	rt := newRunnerTest(t)
-	rt.env.OnActivity(kube.EnsureRunnerPod, mock.Anything, mock.Anything).Return(activities.RunnerPodOutput{},
-		temporal.NewNonRetryableApplicationError("invalid", activities.ErrTypeInvalidSpec, nil))
-	done := rt.run(true, RunnerTimings{})
-	require.Equal(t, EndCreateFailed, done.Reason)
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.env.OnActivity(kube.EnsureRunnerPod, mock.Anything, mock.Anything).Return(activities.RunnerPodOutput{},
+			temporal.NewNonRetryableApplicationError("invalid", activities.ErrTypeInvalidSpec, nil))
+		done := rt.run(true, RunnerTimings{})
+		require.Equal(t, EndCreateFailed, done.Reason)
+	})
 }
 
 func TestLongRegistrationContinuesAsNewWithItsState(t *testing.T) {
-	rt := newRunnerTest(t)
-	rt.mockPod()
-	rt.mockFind(-1)
-	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-	rt.after(3*time.Minute, func() { rt.env.SetCurrentHistoryLength(5000) })
-	rt.env.ExecuteWorkflow(RunnerWorkflow, runnerInput(true, RunnerTimings{}))
-	err := rt.env.GetWorkflowError()
-	var can *workflow.ContinueAsNewError
-	require.True(t, errors.As(err, &can), "got %v", err)
-	var next RunnerInput
-	require.NoError(t, converterFor().FromPayloads(can.Input, &next))
-	require.NotNil(t, next.State)
-	require.Equal(t, PhaseRegistering, next.State.Phase)
-	require.Equal(t, "uid-1", next.State.Pod.UID)
-	require.True(t, next.State.Pod.Ready)
-	require.Positive(t, next.State.Polls)
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.mockFind(-1)
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		rt.after(3*time.Minute, func() { rt.env.SetCurrentHistoryLength(5000) })
+		rt.env.ExecuteWorkflow(RunnerWorkflow, rt.input(true, RunnerTimings{}))
+		err := rt.env.GetWorkflowError()
+		var can *workflow.ContinueAsNewError
+		require.True(t, errors.As(err, &can), "got %v", err)
+		var next RunnerInput
+		require.NoError(t, converterFor().FromPayloads(can.Input, &next))
+		require.NotNil(t, next.State)
+		require.Equal(t, PhaseRegistering, next.State.Phase)
+		require.Equal(t, "uid-1", next.State.Pod.UID)
+		require.True(t, next.State.Pod.Ready)
+		require.Positive(t, next.State.Polls)
 
-	// The next run keeps the timeout's start: it fires 10 minutes after Ready, not
-	// 10 minutes after the continue-as-new.
-	rt2 := newRunnerTest(t)
-	rt2.env.SetStartTime(rt.env.Now())
-	rt2.start = rt.start
-	rt2.mockPod()
-	rt2.mockFind(-1)
-	rt2.env.ExecuteWorkflow(RunnerWorkflow, next)
-	require.NoError(t, rt2.env.GetWorkflowError())
-	var done RunnerDone
-	require.NoError(t, rt2.env.GetWorkflowResult(&done))
-	require.Equal(t, EndRegistrationTimeout, done.Reason)
-	require.Zero(t, rt2.count("EnsureRunnerPod"), "the pod is not created again")
-	for _, c := range rt2.calls {
-		if c.name == "DeleteRunnerPod" {
-			require.Equal(t, 10*time.Minute+time.Second, c.at)
+		// The next run keeps the timeout's start: it fires 10 minutes after Ready, not
+		// 10 minutes after the continue-as-new.
+		rt2 := newRunnerTest(t, revision)
+		rt2.env.SetStartTime(rt.env.Now())
+		rt2.start = rt.start
+		rt2.mockPod()
+		rt2.mockFind(-1)
+		rt2.env.ExecuteWorkflow(RunnerWorkflow, next)
+		require.NoError(t, rt2.env.GetWorkflowError())
+		var done RunnerDone
+		require.NoError(t, rt2.env.GetWorkflowResult(&done))
+		require.Equal(t, EndRegistrationTimeout, done.Reason)
+		require.Zero(t, rt2.count("EnsureRunnerPod"), "the pod is not created again")
+		for _, c := range rt2.calls {
+			if c.name == "DeleteRunnerPod" {
+				require.Equal(t, 10*time.Minute+time.Second, c.at)
+			}
 		}
-	}
+	})
 }
 
 func TestRegistrationOnlyRunnerReleasesItsPodAndStaysRegistered(t *testing.T) {
-	rt := newRunnerTest(t)
-	rt.mockPod()
-	rt.mockFind(0)
-	rt.mockRemove()
-	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-	rt.after(2*time.Minute, func() {
-		require.Equal(t, []string{"EnsureRunnerPod", "FindRunner", "DeleteRunnerPod"}, rt.names(), "registered, then the pod goes")
-		rt.signalPodDeleted() // the released pod's deletion changes nothing
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.mockFind(0)
+		rt.mockRemove()
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		rt.after(2*time.Minute, func() {
+			require.Equal(t, []string{"EnsureRunnerPod", "FindRunner", "DeleteRunnerPod"}, rt.names(), "registered, then the pod goes")
+			rt.signalPodDeleted() // the released pod's deletion changes nothing
+		})
+		rt.after(time.Hour, func() {
+			require.Zero(t, rt.count("RemoveRunner"), "it stays registered")
+			rt.env.SignalWorkflow(SignalStop, StopRequest{})
+		})
+		in := rt.input(true, RunnerTimings{})
+		in.RegistrationOnly = true
+		rt.env.ExecuteWorkflow(RunnerWorkflow, in)
+		require.NoError(t, rt.env.GetWorkflowError())
+		var done RunnerDone
+		require.NoError(t, rt.env.GetWorkflowResult(&done))
+		require.Equal(t, EndStopped, done.Reason)
+		names := rt.names()
+		require.Equal(t, []string{"RemoveRunner", "DeleteRunnerPod"}, names[len(names)-2:])
 	})
-	rt.after(time.Hour, func() {
-		require.Zero(t, rt.count("RemoveRunner"), "it stays registered")
-		rt.env.SignalWorkflow(SignalStop, StopRequest{})
-	})
-	in := runnerInput(true, RunnerTimings{})
-	in.RegistrationOnly = true
-	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
-	require.NoError(t, rt.env.GetWorkflowError())
-	var done RunnerDone
-	require.NoError(t, rt.env.GetWorkflowResult(&done))
-	require.Equal(t, EndStopped, done.Reason)
-	names := rt.names()
-	require.Equal(t, []string{"RemoveRunner", "DeleteRunnerPod"}, names[len(names)-2:])
 }

@@ -48,7 +48,24 @@ type RunnerInput struct {
 	RegistrationOnly bool `json:",omitempty"`
 	// State carries a run's state across continue-as-new; nil on the first run.
 	State *RunnerState `json:",omitempty"`
+	// Revision is the code path the runner was started on (RunnerRevision*). It
+	// rides in the input, not in a GetVersion marker, so a new path costs no
+	// history event; continue-as-new keeps it, and a run replays on its own path.
+	Revision int `json:",omitempty"`
 }
+
+// Runner workflow revisions.
+const (
+	// RunnerRevisionActivities: every call an activity task, every phase change
+	// upserted at once, the pool told by SignalExternalWorkflow (58-63 events for
+	// an ephemeral runner's life).
+	RunnerRevisionActivities = 0
+	// RunnerRevisionLocal: the short Kubernetes and GitHub calls are local
+	// activities in the workflow task that needs them, the phase is upserted only
+	// when the runner waits in it, registering keeps one wake timer, and the pool
+	// is signalled from a local activity.
+	RunnerRevisionLocal = 1
+)
 
 // RunnerTimings are the waits of the lifecycle. Zero values take ARC's numbers.
 type RunnerTimings struct {

@@ -27,7 +27,7 @@ func (r *runnerRun) unregister(ctx workflow.Context) error {
 
 	r.state.RemoveAttempts++
 	in := activities.RemoveRunnerInput{Scope: r.in.Scope, Name: r.in.Pod.Name, ID: r.state.RunnerID}
-	err := workflow.ExecuteActivity(githubOptions(ctx), gh.RemoveRunner, in).Get(ctx, nil)
+	err := r.call(ctx, gh.RemoveRunner, in).Get(ctx, nil)
 	if reset, limited := activities.RateLimitReset(err); limited {
 		r.state.RetryAt = reset
 		return nil
@@ -79,7 +79,7 @@ func (r *runnerRun) awaitBusyRunner(ctx workflow.Context) {
 
 func (r *runnerRun) deletePod(ctx workflow.Context) error {
 	ref := activities.PodRef{Namespace: r.in.Pod.Namespace, Name: r.in.Pod.Name, UID: r.state.Pod.UID, Kind: r.in.Pod.Kind}
-	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.DeleteRunnerPod, ref).Get(ctx, nil); err != nil {
+	if err := r.call(ctx, kube.DeleteRunnerPod, ref).Get(ctx, nil); err != nil {
 		return err
 	}
 	if r.state.Unverified {
@@ -99,7 +99,7 @@ func (r *runnerRun) deletePod(ctx workflow.Context) error {
 func (r *runnerRun) findRunner(ctx workflow.Context) (bool, error) {
 	var out activities.FindRunnerOutput
 	in := activities.FindRunnerInput{Scope: r.in.Scope, Name: r.in.Pod.Name}
-	err := workflow.ExecuteActivity(githubOptions(ctx), gh.FindRunner, in).Get(ctx, &out)
+	err := r.call(ctx, gh.FindRunner, in).Get(ctx, &out)
 	if reset, limited := activities.RateLimitReset(err); limited {
 		r.state.RetryAt = reset
 		return false, err
@@ -121,6 +121,7 @@ func (r *runnerRun) waitUntilRetryAt(ctx workflow.Context) bool {
 		r.state.RetryAt = timeZero
 		return false
 	}
+	r.publishPhase(ctx)
 	wctx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
 	sel := workflow.NewSelector(wctx)
@@ -136,6 +137,7 @@ func (r *runnerRun) waitUntilRetryAt(ctx workflow.Context) bool {
 
 // awaitSignal blocks until a pod or stop signal arrives.
 func (r *runnerRun) awaitSignal(ctx workflow.Context) {
+	r.publishPhase(ctx)
 	sel := workflow.NewSelector(ctx)
 	r.listen(ctx, sel)
 	sel.Select(ctx)

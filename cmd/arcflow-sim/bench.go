@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -233,6 +234,16 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResul
 	r.webhookSignals = signals.Minus(baseSignals)
 	if r.histories, err = simworld.RunnerHistories(ctx, s.temporal, ns); err != nil {
 		return nil, err
+	}
+	if r.histories.LongestID != "" {
+		events, err := simworld.HistoryEventTypes(ctx, s.temporal, r.histories.LongestID, r.histories.LongestRunID)
+		if err != nil {
+			return nil, err
+		}
+		path := filepath.Join(s.dir, fmt.Sprintf("runner-history-%d.txt", n))
+		if err := os.WriteFile(path, []byte(r.histories.LongestID+"\n"+events), 0o644); err != nil {
+			return nil, fmt.Errorf("write the longest runner history: %w", err)
+		}
 	}
 	if r.actions, err = simworld.NamespaceActions(ctx, s.temporal, ns, start); err != nil {
 		return nil, err

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strings"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 )
@@ -145,6 +147,8 @@ type HistoryStats struct {
 	Executions int
 	Mean       float64
 	Max        int64
+	// LongestID and LongestRunID name the execution with Max events.
+	LongestID, LongestRunID string
 }
 
 // RunnerHistories measures the history of every runner workflow of a namespace.
@@ -170,7 +174,10 @@ func RunnerHistories(ctx context.Context, tc client.Client, namespace string) (H
 			length := d.GetWorkflowExecutionInfo().GetHistoryLength()
 			stats.Executions++
 			total += length
-			stats.Max = max(stats.Max, length)
+			if length > stats.Max {
+				stats.Max = length
+				stats.LongestID, stats.LongestRunID = e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId()
+			}
 		}
 		if token = resp.GetNextPageToken(); len(token) == 0 {
 			break
@@ -206,4 +213,19 @@ func CountRunning(ctx context.Context, tc client.Client, prefix string) (int64, 
 		return 0, fmt.Errorf("count running workflows %s*: %w", prefix, err)
 	}
 	return resp.GetCount(), nil
+}
+
+// HistoryEventTypes lists the event types of one execution's history in order,
+// one per line: what a runner pays for, to read beside the count.
+func HistoryEventTypes(ctx context.Context, tc client.Client, workflowID, runID string) (string, error) {
+	var b strings.Builder
+	iter := tc.GetWorkflowHistory(ctx, workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for iter.HasNext() {
+		e, err := iter.Next()
+		if err != nil {
+			return "", fmt.Errorf("history of %s: %w", workflowID, err)
+		}
+		fmt.Fprintf(&b, "%3d %s\n", e.GetEventId(), strings.TrimPrefix(e.GetEventType().String(), "EVENT_TYPE_"))
+	}
+	return b.String(), nil
 }

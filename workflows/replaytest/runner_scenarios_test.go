@@ -2,6 +2,7 @@ package replaytest
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,6 +63,8 @@ type runnerScenario struct {
 	in      func(name string) workflows.RunnerInput
 	drive   func(r *recorder, id, name, firstRun string)
 	reason  string
+	// maxEvents, when set, bounds the history of the (single) run.
+	maxEvents int
 }
 
 func TestRecordRunnerHistories(t *testing.T) {
@@ -98,6 +101,11 @@ func TestRecordRunnerHistories(t *testing.T) {
 			r.waitDone(id, &done)
 			require.Equal(t, sc.reason, done.Reason)
 			r.export("", id, run)
+			if sc.maxEvents > 0 {
+				events := len(r.history(id, run))
+				require.LessOrEqual(t, events, sc.maxEvents, "history events of the runner")
+				t.Logf("%s: %d history events (at most %d)", sc.name, events, sc.maxEvents)
+			}
 			r.finish()
 		})
 	}
@@ -125,6 +133,37 @@ func stopWhileBusy(r *recorder, id, name string) {
 }
 
 func runnerScenarios() []runnerScenario {
+	scenarios := activityRunnerScenarios()
+	// The same lives on RunnerRevisionLocal, bounded by the target of
+	// 40 events for an ephemeral runner's life.
+	for _, sc := range scenarios {
+		switch sc.name {
+		case "runner-ephemeral-job-done", "runner-stop-idle", "runner-registration-timeout", "runner-pod-deleted", "runner-busy-ephemeral":
+			scenarios = append(scenarios, onLocalRevision(sc, 40))
+		}
+	}
+	return scenarios
+}
+
+// onLocalRevision is a scenario for runners started on RunnerRevisionLocal.
+func onLocalRevision(sc runnerScenario, maxEvents int) runnerScenario {
+	in := sc.in
+	if in == nil {
+		in = func(name string) workflows.RunnerInput { return runnerIn(name, false) }
+	}
+	sc.name = strings.Replace(sc.name, "runner-", "runner-local-", 1)
+	sc.in = func(name string) workflows.RunnerInput {
+		started := in(name)
+		started.Revision = workflows.RunnerRevisionLocal
+		return started
+	}
+	sc.maxEvents = maxEvents
+	return sc
+}
+
+// activityRunnerScenarios are the lives of runners started before
+// RunnerRevisionLocal: every call an activity task.
+func activityRunnerScenarios() []runnerScenario {
 	ephemeral := func(name string) workflows.RunnerInput { return runnerIn(name, true) }
 	return []runnerScenario{{
 		name: "runner-ephemeral-job-done", in: ephemeral, reason: workflows.EndCompleted,

@@ -1,0 +1,88 @@
+package workflows
+
+import (
+	"encoding/json"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/arcflow/arcflow/activities"
+)
+
+// What a runner pays for each call, and how revisions differ (RunnerRevision*):
+// an activity task is three history events plus a workflow task of three more,
+// and a matching round trip each way before the next step can run. A local
+// activity runs inside the workflow task that needs it and leaves one marker.
+// Every call a runner makes is a single short Kubernetes or GitHub request,
+// idempotent and well inside a workflow task, so runs of RunnerRevisionLocal make
+// them all locally.
+
+func (r *runnerRun) local() bool { return r.in.Revision >= RunnerRevisionLocal }
+
+// call runs one of the runner's Kubernetes or GitHub activities.
+func (r *runnerRun) call(ctx workflow.Context, activity, arg any) workflow.Future {
+	if r.local() {
+		return workflow.ExecuteLocalActivity(localOptions(ctx), activity, arg)
+	}
+	return workflow.ExecuteActivity(kubeOptions(ctx), activity, arg)
+}
+
+// localOptions retry like kubeOptions. A retry that waits longer than the
+// workflow task allows is a workflow timer, which the SDK arranges.
+func localOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		ScheduleToCloseTimeout: 5 * time.Minute,
+		StartToCloseTimeout:    30 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10,
+		},
+	})
+}
+
+// notifyRegistered tells the pool that GitHub lists the runner, so the pool can
+// count it as ready without asking GitHub.
+func (r *runnerRun) notifyRegistered(ctx workflow.Context) {
+	r.signalPool(ctx, SignalRunnerRegistered, RunnerRegistered{Name: r.in.Pod.Name})
+}
+
+// notifyPool tells the pool that the runner ended. The pool takes a repeat of
+// either signal calmly: a local activity runs again when its task is lost.
+func (r *runnerRun) notifyPool(ctx workflow.Context, done RunnerDone) {
+	r.signalPool(ctx, SignalRunnerDone, done)
+}
+
+func (r *runnerRun) signalPool(ctx workflow.Context, name string, arg any) {
+	if r.in.PoolWorkflowID == "" {
+		return
+	}
+	var err error
+	if r.local() {
+		encoded, marshalErr := json.Marshal(arg)
+		if marshalErr != nil { // plain data; this cannot fail
+			panic(marshalErr)
+		}
+		signal := activities.WorkflowSignal{WorkflowID: r.in.PoolWorkflowID, Name: name, Arg: encoded}
+		err = workflow.ExecuteLocalActivity(localOptions(ctx), temporalStarts.SignalWorkflow, signal).Get(ctx, nil)
+	} else {
+		err = workflow.SignalExternalWorkflow(ctx, r.in.PoolWorkflowID, "", name, arg).Get(ctx, nil)
+	}
+	if err != nil {
+		// Most likely the pool is gone (deleted), and nobody waits for this runner.
+		workflow.GetLogger(ctx).Warn("cannot signal the pool", "pool", r.in.PoolWorkflowID, "signal", name, "error", err)
+	}
+}
+
+// publishPhase upserts the runner-state search attribute if it lags behind the
+// phase. Runs of RunnerRevisionLocal call it only where the runner waits, so a
+// phase it passes through within one workflow task costs no event.
+func (r *runnerRun) publishPhase(ctx workflow.Context) {
+	if r.published == r.state.Phase {
+		return
+	}
+	err := workflow.UpsertTypedSearchAttributes(ctx, SearchAttrRunnerState.ValueSet(string(r.state.Phase)))
+	if err != nil {
+		workflow.GetLogger(ctx).Warn("cannot set the runner-state search attribute", "error", err)
+	}
+	r.published = r.state.Phase
+}
