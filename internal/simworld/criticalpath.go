@@ -32,7 +32,7 @@ type Milestones struct {
 	PoolSignalled     []time.Time // the pool's history has that signal
 	RunnerRequested   []time.Time // the pool asked for the runner's workflow to start
 	RunnerStarted     []time.Time // the runner workflow's first event
-	PodCreateStarted  []time.Time // a worker started the runner's pod-create activity
+	PodCreateStarted  []time.Time // a worker started the runner's pod create (see podCreateStarted)
 	PodCreated, Ready []time.Time // from the pod watch
 }
 
@@ -134,15 +134,36 @@ func ReadMilestones(ctx context.Context, tc client.Client, autoscalerID, poolID,
 		if len(events) > 0 && events[0].GetWorkflowExecutionStartedEventAttributes().GetContinuedExecutionRunId() == "" {
 			m.RunnerStarted = append(m.RunnerStarted, events[0].GetEventTime().AsTime())
 		}
-		for _, e := range events {
-			if e.GetEventType() == enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED {
-				m.PodCreateStarted = append(m.PodCreateStarted, e.GetEventTime().AsTime())
-				break // the first activity of a runner creates its pod
-			}
+		if at, ok := podCreateStarted(events); ok {
+			m.PodCreateStarted = append(m.PodCreateStarted, at)
 		}
 	}
 	return m, nil
 }
+
+// podCreateStarted is when a worker began a runner's first call, which creates
+// its pod: the activity task's start, or, for a local activity (a runner of
+// RunnerRevisionLocal), the start of the workflow task that ran it.
+func podCreateStarted(events []*historypb.HistoryEvent) (time.Time, bool) {
+	var taskStarted time.Time
+	for _, e := range events {
+		switch e.GetEventType() {
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_STARTED:
+			taskStarted = e.GetEventTime().AsTime()
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+			return e.GetEventTime().AsTime(), true
+		case enumspb.EVENT_TYPE_MARKER_RECORDED:
+			if e.GetMarkerRecordedEventAttributes().GetMarkerName() == localActivityMarker {
+				return taskStarted, !taskStarted.IsZero()
+			}
+		}
+	}
+	return time.Time{}, false
+}
+
+// localActivityMarker is the marker name the Go SDK records a local activity's
+// result under.
+const localActivityMarker = "LocalActivity"
 
 // runsSince returns the events since start of every run of a workflow ID that
 // was open at start or began after it, oldest run first.

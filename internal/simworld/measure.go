@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 )
@@ -225,7 +226,29 @@ func HistoryEventTypes(ctx context.Context, tc client.Client, workflowID, runID 
 		if err != nil {
 			return "", fmt.Errorf("history of %s: %w", workflowID, err)
 		}
-		fmt.Fprintf(&b, "%3d %s\n", e.GetEventId(), strings.TrimPrefix(e.GetEventType().String(), "EVENT_TYPE_"))
+		fmt.Fprintf(&b, "%3d %s%s\n", e.GetEventId(), strings.TrimPrefix(e.GetEventType().String(), "EVENT_TYPE_"), eventDetail(e))
 	}
 	return b.String(), nil
+}
+
+// eventDetail names what an event is about where its type alone does not: the
+// activity of a scheduled task, the cause of a failed workflow task, a signal.
+func eventDetail(e *historypb.HistoryEvent) string {
+	switch {
+	case e.GetActivityTaskScheduledEventAttributes() != nil:
+		return " " + e.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName()
+	case e.GetWorkflowTaskFailedEventAttributes() != nil:
+		a := e.GetWorkflowTaskFailedEventAttributes()
+		return fmt.Sprintf(" %s: %.200s", a.GetCause(), a.GetFailure().GetMessage())
+	case e.GetWorkflowExecutionSignaledEventAttributes() != nil:
+		return " " + e.GetWorkflowExecutionSignaledEventAttributes().GetSignalName()
+	case e.GetMarkerRecordedEventAttributes() != nil:
+		a := e.GetMarkerRecordedEventAttributes()
+		detail := " " + a.GetMarkerName()
+		for _, p := range a.GetDetails()["data"].GetPayloads() {
+			detail += fmt.Sprintf(" %.120s", p.GetData())
+		}
+		return detail
+	}
+	return ""
 }
