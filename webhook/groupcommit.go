@@ -9,7 +9,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // Group commit: Temporal applies the signals of one workflow one after another, so
@@ -30,13 +30,13 @@ const (
 // autoscalerStart is how to start an autoscaler that is not running yet.
 type autoscalerStart struct {
 	options client.StartWorkflowOptions
-	input   workflows.AutoscalerInput
+	input   contract.AutoscalerStart
 }
 
 // queuedDelivery is one delivery waiting for the signal that carries its event.
 type queuedDelivery struct {
 	ctx    context.Context // the request's: once done, nobody waits for the answer
-	event  workflows.JobEvent
+	event  contract.JobEvent
 	size   int
 	start  autoscalerStart
 	result chan error // buffered: the lane never blocks on a caller that left
@@ -69,7 +69,7 @@ func newGroupCommitter(temporal Signaler, timeout time.Duration, m *metrics) *gr
 // carries it is durable (nil), failed (its error), or ctx ends (ctx.Err()). An
 // event still queued when ctx ends is not sent: its sender got no 2xx and will
 // redeliver.
-func (g *groupCommitter) Submit(ctx context.Context, workflowID string, ev workflows.JobEvent, start autoscalerStart) error {
+func (g *groupCommitter) Submit(ctx context.Context, workflowID string, ev contract.JobEvent, start autoscalerStart) error {
 	encoded, err := json.Marshal(ev)
 	if err != nil {
 		return fmt.Errorf("encode job event: %w", err)
@@ -139,20 +139,20 @@ func (g *groupCommitter) next(workflowID string, l *lane) []*queuedDelivery {
 // commit, several as one `jobs` signal. The newest delivery's start options win,
 // as they come from the newest view of the HRA.
 func (g *groupCommitter) signal(workflowID string, batch []*queuedDelivery) error {
-	name, arg := workflows.SignalJob, any(batch[0].event)
+	name, arg := contract.SignalJob, any(batch[0].event)
 	if len(batch) > 1 {
-		events := make([]workflows.JobEvent, len(batch))
+		events := make([]contract.JobEvent, len(batch))
 		for i, d := range batch {
 			events[i] = d.event
 		}
-		name, arg = workflows.SignalJobs, events
+		name, arg = contract.SignalJobs, events
 	}
 	start := batch[len(batch)-1].start
 	// Not any one request's context: a caller that leaves must not fail the others.
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
 	began := time.Now()
-	_, err := g.temporal.SignalWithStartWorkflow(ctx, workflowID, name, arg, start.options, workflows.AutoscalerWorkflow, start.input)
+	_, err := g.temporal.SignalWithStartWorkflow(ctx, workflowID, name, arg, start.options, contract.AutoscalerWorkflowType, start.input)
 	g.metrics.signal.Observe(time.Since(began).Seconds())
 	g.metrics.signalEvents.Observe(float64(len(batch)))
 	result := "accepted"

@@ -12,19 +12,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arcflow/arcflow/workflows/contract"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
-
-	"github.com/arcflow/arcflow/workflows"
 )
 
 // signalCall is one signal the gated signaller received; the test answers it.
 type signalCall struct {
 	id, name string
-	events   []workflows.JobEvent
+	events   []contract.JobEvent
 	answer   chan error
 }
 
@@ -39,9 +38,9 @@ func newGatedSignaller() *gatedSignaller { return &gatedSignaller{calls: make(ch
 func (g *gatedSignaller) SignalWithStartWorkflow(ctx context.Context, id, name string, arg any, _ client.StartWorkflowOptions, _ any, _ ...any) (client.WorkflowRun, error) {
 	call := signalCall{id: id, name: name, answer: make(chan error, 1)}
 	switch v := arg.(type) {
-	case workflows.JobEvent:
-		call.events = []workflows.JobEvent{v}
-	case []workflows.JobEvent:
+	case contract.JobEvent:
+		call.events = []contract.JobEvent{v}
+	case []contract.JobEvent:
 		call.events = v
 	default:
 		return nil, fmt.Errorf("unexpected signal argument %T", arg)
@@ -99,7 +98,7 @@ func (g *groupCommitter) laneCount() int {
 
 // submission is one Submit running in the background.
 type submission struct {
-	event  workflows.JobEvent
+	event  contract.JobEvent
 	cancel context.CancelFunc
 	done   chan error
 }
@@ -110,7 +109,7 @@ func submit(t *testing.T, g *groupCommitter, workflowID string, job int64, want 
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	s := &submission{event: workflows.JobEvent{DeliveryID: fmt.Sprintf("d%d", job), JobID: job, Action: "queued"}, cancel: cancel, done: make(chan error, 1)}
+	s := &submission{event: contract.JobEvent{DeliveryID: fmt.Sprintf("d%d", job), JobID: job, Action: "queued"}, cancel: cancel, done: make(chan error, 1)}
 	go func() { s.done <- g.Submit(ctx, workflowID, s.event, autoscalerStart{}) }()
 	if want > 0 {
 		require.Eventually(t, func() bool { return g.queued(workflowID) == want }, 10*time.Second, time.Millisecond)
@@ -131,8 +130,8 @@ func (s *submission) result(t *testing.T) error {
 
 func (s *submission) pending() bool { return len(s.done) == 0 }
 
-func eventsOf(subs ...*submission) []workflows.JobEvent {
-	var out []workflows.JobEvent
+func eventsOf(subs ...*submission) []contract.JobEvent {
+	var out []contract.JobEvent
 	for _, s := range subs {
 		out = append(out, s.event)
 	}
@@ -153,7 +152,7 @@ func signalInFlight(t *testing.T) (*gatedSignaller, *groupCommitter, *submission
 func TestDeliveriesQueuedBehindASignalShareTheNextOne(t *testing.T) {
 	temporal, g, first, call := signalInFlight(t)
 	const hra = testHRA
-	require.Equal(t, workflows.SignalJob, call.name, "a lone delivery is sent at once, as a job signal")
+	require.Equal(t, contract.SignalJob, call.name, "a lone delivery is sent at once, as a job signal")
 	require.Equal(t, eventsOf(first), call.events)
 
 	var queued []*submission
@@ -167,7 +166,7 @@ func TestDeliveriesQueuedBehindASignalShareTheNextOne(t *testing.T) {
 
 	batch := temporal.next(t)
 	require.Equal(t, hra, batch.id)
-	require.Equal(t, workflows.SignalJobs, batch.name)
+	require.Equal(t, contract.SignalJobs, batch.name)
 	require.Equal(t, eventsOf(queued...), batch.events, "everything that queued meanwhile, in arrival order")
 	for _, s := range queued {
 		require.True(t, s.pending())
@@ -179,8 +178,8 @@ func TestDeliveriesQueuedBehindASignalShareTheNextOne(t *testing.T) {
 	temporal.none(t)
 	require.Eventually(t, func() bool { return g.laneCount() == 0 }, 10*time.Second, time.Millisecond, "an idle autoscaler keeps no lane")
 
-	require.Equal(t, 1.0, testutil.ToFloat64(g.metrics.signals.WithLabelValues(workflows.SignalJob, "accepted")))
-	require.Equal(t, 1.0, testutil.ToFloat64(g.metrics.signals.WithLabelValues(workflows.SignalJobs, "accepted")))
+	require.Equal(t, 1.0, testutil.ToFloat64(g.metrics.signals.WithLabelValues(contract.SignalJob, "accepted")))
+	require.Equal(t, 1.0, testutil.ToFloat64(g.metrics.signals.WithLabelValues(contract.SignalJobs, "accepted")))
 }
 
 func TestDifferentAutoscalersDoNotWaitForEachOther(t *testing.T) {
@@ -218,8 +217,8 @@ func TestAFailedSignalFailsExactlyTheDeliveriesItCarried(t *testing.T) {
 	require.Equal(t, eventsOf(fourth), last.events)
 	last.answer <- refused
 	require.ErrorIs(t, fourth.result(t), refused)
-	require.Equal(t, 2.0, testutil.ToFloat64(g.metrics.signals.WithLabelValues(workflows.SignalJob, "failed")))
-	require.Equal(t, 1.0, testutil.ToFloat64(g.metrics.signals.WithLabelValues(workflows.SignalJobs, "accepted")))
+	require.Equal(t, 2.0, testutil.ToFloat64(g.metrics.signals.WithLabelValues(contract.SignalJob, "failed")))
+	require.Equal(t, 1.0, testutil.ToFloat64(g.metrics.signals.WithLabelValues(contract.SignalJobs, "accepted")))
 }
 
 func TestACancelledDeliveryNeitherLosesNorDuplicatesOthers(t *testing.T) {
@@ -266,7 +265,7 @@ func TestBatchesAreBoundedByCountAndSize(t *testing.T) {
 
 	// A budget of two and a half events takes two.
 	require.Eventually(t, func() bool { return g.laneCount() == 0 }, 10*time.Second, time.Millisecond)
-	encoded, err := json.Marshal(workflows.JobEvent{DeliveryID: "d20", JobID: 20, Action: "queued"})
+	encoded, err := json.Marshal(contract.JobEvent{DeliveryID: "d20", JobID: 20, Action: "queued"})
 	require.NoError(t, err)
 	g.maxEvents, g.maxBytes = maxBatchEvents, 5*len(encoded)/2
 	first = submit(t, g, hra, 1, 0)
@@ -319,7 +318,7 @@ func TestSignedDeliveriesDuringASignalAreAnsweredByTheNextOne(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, (<-answers).Code)
 
 	batch := temporal.next(t)
-	require.Equal(t, workflows.SignalJobs, batch.name)
+	require.Equal(t, contract.SignalJobs, batch.name)
 	require.Len(t, batch.events, 9)
 	jobs := map[int64]bool{}
 	for _, ev := range batch.events {

@@ -13,8 +13,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/arcflow/arcflow/worker"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/internal/hraspec"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // handle answers one delivery. Bad input gets a clear 4xx; an event that changes
@@ -97,13 +97,13 @@ func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply r
 	if !ok {
 		return reply(http.StatusOK, "no_match", "no horizontalrunnerautoscaler to scale for this github event")
 	}
-	spec, err := worker.AutoscalerSpecOf(match.HRA, match.Target, s.cfg.Autoscaling)
+	spec, err := hraspec.Of(match.HRA, match.Target, s.cfg.Autoscaling)
 	if err != nil {
 		return reply(http.StatusOK, "invalid_hra", "horizontalrunnerautoscaler "+match.HRA.Namespace+"/"+match.HRA.Name+" is invalid: "+err.Error())
 	}
 
-	id := workflows.AutoscalerWorkflowID(match.HRA.Namespace, match.HRA.Name)
-	event := workflows.JobEvent{DeliveryID: delivery, JobID: job.GetID(), Action: action, Repository: ev.Repo.GetFullName()}
+	id := contract.AutoscalerWorkflowID(match.HRA.Namespace, match.HRA.Name)
+	event := contract.JobEvent{DeliveryID: delivery, JobID: job.GetID(), Action: action, Repository: ev.Repo.GetFullName()}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.SignalTimeout)
 	defer cancel()
 	if err := s.commits.Submit(ctx, id, event, startOf(id, match, spec)); err != nil {
@@ -122,16 +122,16 @@ func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply r
 }
 
 // startOf is how to start the matched autoscaler if it is not running yet.
-func startOf(id string, match Match, spec workflows.AutoscalerSpec) autoscalerStart {
+func startOf(id string, match Match, spec contract.AutoscalerSpec) autoscalerStart {
 	return autoscalerStart{
 		options: client.StartWorkflowOptions{
-			ID: id, TaskQueue: workflows.TaskQueue, Memo: workflows.AutoscalerMemo(match.HRA.Namespace, match.HRA.Name, spec.TargetKind, spec.TargetName),
+			ID: id, TaskQueue: contract.TaskQueue, Memo: contract.AutoscalerMemo(match.HRA.Namespace, match.HRA.Name, spec.TargetKind, spec.TargetName),
 			TypedSearchAttributes: temporal.NewSearchAttributes(
-				workflows.SearchAttrKind.ValueSet("autoscaler"),
-				workflows.SearchAttrPool.ValueSet(match.HRA.Namespace+"/"+match.Target.Name),
-				workflows.SearchAttrScope.ValueSet(spec.Scope.String()),
+				contract.SearchAttrKind.ValueSet("autoscaler"),
+				contract.SearchAttrPool.ValueSet(match.HRA.Namespace+"/"+match.Target.Name),
+				contract.SearchAttrScope.ValueSet(spec.Scope.String()),
 			),
 		},
-		input: workflows.AutoscalerInput{Spec: spec},
+		input: contract.AutoscalerStart{Spec: spec},
 	}
 }

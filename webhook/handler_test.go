@@ -24,8 +24,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/worker"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/internal/hraspec"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 var secret = []byte("test-secret")
@@ -34,7 +34,7 @@ var secret = []byte("test-secret")
 // unreachable server.
 type recorder struct {
 	mu      sync.Mutex
-	signals []workflows.JobEvent
+	signals []contract.JobEvent
 	ids     []string
 	down    bool
 }
@@ -45,7 +45,7 @@ func (r *recorder) SignalWithStartWorkflow(_ context.Context, id, _ string, arg 
 	if r.down {
 		return nil, errors.New("connection refused")
 	}
-	r.signals = append(r.signals, arg.(workflows.JobEvent))
+	r.signals = append(r.signals, arg.(contract.JobEvent))
 	r.ids = append(r.ids, id)
 	return nil, nil
 }
@@ -62,7 +62,7 @@ func (oneHRA) Find(job Job) (Match, bool) {
 	hra.Spec = v1alpha1.HorizontalRunnerAutoscalerSpec{
 		ScaleTargetRef: v1alpha1.ScaleTargetRef{Name: "hello-runners"}, MinReplicas: ptr.To(0), MaxReplicas: ptr.To(3),
 	}
-	return Match{HRA: hra, Target: worker.Target{Kind: v1alpha1.KindRunnerDeployment, Name: "hello-runners",
+	return Match{HRA: hra, Target: hraspec.Target{Kind: v1alpha1.KindRunnerDeployment, Name: "hello-runners",
 		Config: v1alpha1.RunnerConfig{Repository: "Codertocat/Hello-World"}}}, true
 }
 
@@ -106,7 +106,7 @@ func TestSignedQueuedDeliverySignalsTheAutoscaler(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, resp.Code, resp.Body.String())
 	require.Equal(t, "scaled ci/hello by +1", resp.Body.String())
 	require.Equal(t, []string{"hra/ci/hello"}, rec.ids)
-	require.Equal(t, workflows.JobEvent{DeliveryID: "delivery-1", JobID: 289782451, Action: "queued", Repository: "Codertocat/Hello-World"}, rec.signals[0])
+	require.Equal(t, contract.JobEvent{DeliveryID: "delivery-1", JobID: 289782451, Action: "queued", Repository: "Codertocat/Hello-World"}, rec.signals[0])
 	require.Equal(t, 1.0, testutil.ToFloat64(s.metrics.deliveries.WithLabelValues("workflow_job", "accepted")))
 	_ = reg
 }

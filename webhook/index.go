@@ -13,9 +13,10 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/worker"
+	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/internal/hraspec"
+	"github.com/arcflow/arcflow/internal/informer"
 )
 
 // Job is what HRA matching needs of a workflow_job event.
@@ -30,7 +31,7 @@ type Job struct {
 // Match is the autoscaler a job scales, with its target.
 type Match struct {
 	HRA    *v1alpha1.HorizontalRunnerAutoscaler
-	Target worker.Target
+	Target hraspec.Target
 }
 
 // Finder finds the autoscaler for a job.
@@ -55,16 +56,16 @@ func NewIndex(dyn dynamic.Interface, namespace string) *Index {
 		{v1alpha1.RunnerDeploymentResource, &ix.rds},
 		{v1alpha1.RunnerSetResource, &ix.rss},
 	} {
-		var informer cache.SharedIndexInformer
-		informer, *r.lister = worker.NewResourceInformer(dyn, r.gvr, namespace)
-		ix.informers = append(ix.informers, informer)
+		var inf cache.SharedIndexInformer
+		inf, *r.lister = informer.ForResource(dyn, r.gvr, namespace)
+		ix.informers = append(ix.informers, inf)
 	}
 	return ix
 }
 
 // Start fills the caches and keeps them current until ctx ends.
 func (ix *Index) Start(ctx context.Context) error {
-	if synced, _ := worker.RunInformers(ctx, ix.informers...); !synced {
+	if synced, _ := informer.Run(ctx, ix.informers...); !synced {
 		return errors.New("hra index: caches did not sync")
 	}
 	return nil
@@ -72,7 +73,7 @@ func (ix *Index) Start(ctx context.Context) error {
 
 type candidate struct {
 	hra    *v1alpha1.HorizontalRunnerAutoscaler
-	target worker.Target
+	target hraspec.Target
 }
 
 // Find applies ARC's matching (reference §4.3): repository runners first; then,
@@ -103,7 +104,7 @@ func (ix *Index) Find(job Job) (Match, bool) {
 	}
 	for _, level := range levels {
 		for _, c := range cands {
-			if level(c.target.Config) && scalesOnJobs(c.hra) && activities.LabelsFit(job.Labels, c.target.Config.Labels, false) {
+			if level(c.target.Config) && scalesOnJobs(c.hra) && github.LabelsFit(job.Labels, c.target.Config.Labels, false) {
 				return Match{HRA: c.hra, Target: c.target}, true
 			}
 		}
@@ -128,7 +129,7 @@ func (ix *Index) candidates() []candidate {
 		if decode(obj, &hra) != nil {
 			continue
 		}
-		target, err := worker.ResolveTarget(&hra, ix.rds, ix.rss)
+		target, err := hraspec.ResolveTarget(&hra, ix.rds, ix.rss)
 		if err != nil {
 			continue // a broken HRA only loses its own events
 		}

@@ -7,12 +7,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/arcflow/arcflow/internal/hraspec"
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.temporal.io/sdk/client"
-
-	"github.com/arcflow/arcflow/worker"
 )
 
 // Signaler is the part of the Temporal client the server uses.
@@ -32,7 +31,7 @@ type Config struct {
 	// SignalTimeout bounds the wait for Temporal to accept a signal, and a
 	// delivery's whole wait (queued behind an in-flight signal, then its own).
 	SignalTimeout time.Duration
-	Autoscaling   worker.AutoscalerOptions
+	Autoscaling   hraspec.Options
 }
 
 // Server is the webhook HTTP server.

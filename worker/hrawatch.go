@@ -12,7 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
+	"github.com/arcflow/arcflow/internal/hraspec"
 	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // upsertHRA signal-with-starts the autoscaler workflow with the HRA's spec.
@@ -22,10 +24,10 @@ func (w *ResourceWatcher) upsertHRA(ctx context.Context, u *unstructured.Unstruc
 		w.setConditions(ctx, kindHRA, u, metav1.ConditionFalse, "InvalidSpec", err.Error(), nil)
 		return
 	}
-	target, err := ResolveTarget(&hra, w.rds, w.rss)
+	target, err := hraspec.ResolveTarget(&hra, w.rds, w.rss)
 	if err == nil {
-		var spec workflows.AutoscalerSpec
-		if spec, err = AutoscalerSpecOf(&hra, target, w.Autoscaling); err == nil {
+		var spec contract.AutoscalerSpec
+		if spec, err = hraspec.Of(&hra, target, w.Autoscaling); err == nil {
 			err = w.signalAutoscaler(ctx, &hra, spec)
 		}
 	}
@@ -35,17 +37,17 @@ func (w *ResourceWatcher) upsertHRA(ctx context.Context, u *unstructured.Unstruc
 		return
 	}
 	w.setConditions(ctx, kindHRA, u, metav1.ConditionTrue, "Accepted",
-		"the autoscaler workflow "+workflows.AutoscalerWorkflowID(hra.Namespace, hra.Name)+" runs this resource", hra.UnsupportedFields())
+		"the autoscaler workflow "+contract.AutoscalerWorkflowID(hra.Namespace, hra.Name)+" runs this resource", hra.UnsupportedFields())
 }
 
-func (w *ResourceWatcher) signalAutoscaler(ctx context.Context, hra *v1alpha1.HorizontalRunnerAutoscaler, spec workflows.AutoscalerSpec) error {
-	id := workflows.AutoscalerWorkflowID(hra.Namespace, hra.Name)
-	_, err := w.Temporal.SignalWithStartWorkflow(ctx, id, workflows.SignalSpec, spec, client.StartWorkflowOptions{
-		ID: id, TaskQueue: workflows.TaskQueue, Memo: workflows.AutoscalerMemo(hra.Namespace, hra.Name, spec.TargetKind, spec.TargetName),
+func (w *ResourceWatcher) signalAutoscaler(ctx context.Context, hra *v1alpha1.HorizontalRunnerAutoscaler, spec contract.AutoscalerSpec) error {
+	id := contract.AutoscalerWorkflowID(hra.Namespace, hra.Name)
+	_, err := w.Temporal.SignalWithStartWorkflow(ctx, id, contract.SignalSpec, spec, client.StartWorkflowOptions{
+		ID: id, TaskQueue: contract.TaskQueue, Memo: contract.AutoscalerMemo(hra.Namespace, hra.Name, spec.TargetKind, spec.TargetName),
 		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.SearchAttrKind.ValueSet("autoscaler"),
-			workflows.SearchAttrPool.ValueSet(hra.Namespace+"/"+spec.TargetName),
-			workflows.SearchAttrScope.ValueSet(spec.Scope.String()),
+			contract.SearchAttrKind.ValueSet("autoscaler"),
+			contract.SearchAttrPool.ValueSet(hra.Namespace+"/"+spec.TargetName),
+			contract.SearchAttrScope.ValueSet(spec.Scope.String()),
 		),
 	}, workflows.AutoscalerWorkflow, workflows.AutoscalerInput{Spec: spec})
 	if err != nil {

@@ -17,7 +17,8 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/internal/informer"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // PodWatcher turns runner pod changes into `pod` signals to runner workflows. It
@@ -50,7 +51,7 @@ func NewPodWatcher(kube kubernetes.Interface, temporal client.Client, namespace 
 func (w *PodWatcher) Run(ctx context.Context, workers int) error {
 	pods := w.kube.CoreV1().Pods(w.namespace)
 	runnersOnly := func(o metav1.ListOptions) metav1.ListOptions { o.LabelSelector = activities.LabelRunner; return o }
-	informer := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+	watched := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			return pods.List(ctx, runnersOnly(o))
 		},
@@ -58,8 +59,8 @@ func (w *PodWatcher) Run(ctx context.Context, workers int) error {
 			return pods.Watch(ctx, runnersOnly(o))
 		},
 	}, w.kube), &corev1.Pod{}, cache.SharedIndexInformerOptions{ObjectDescription: "runner pods"})
-	_ = informer.SetTransform(SlimPod) // fails only once started
-	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	_ = watched.SetTransform(SlimPod) // fails only once started
+	_, err := watched.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			pod := obj.(*corev1.Pod)
 			if state := activities.PodStateOf(pod); state.Phase == corev1.PodPending && !state.Ready && !state.Deleting {
@@ -85,7 +86,7 @@ func (w *PodWatcher) Run(ctx context.Context, workers int) error {
 		return fmt.Errorf("pod watcher: %w", err)
 	}
 	defer w.queue.ShutDown()
-	synced, wait := RunInformers(ctx, informer)
+	synced, wait := informer.Run(ctx, watched)
 	defer wait()
 	if !synced {
 		return errors.New("pod watcher: cache did not sync")
@@ -126,8 +127,8 @@ func (w *PodWatcher) work(ctx context.Context) {
 }
 
 func (w *PodWatcher) signal(ctx context.Context, s podSignal) error {
-	id := workflows.RunnerWorkflowID(s.namespace, s.name)
-	err := w.temporal.SignalWorkflow(ctx, id, "", workflows.SignalPod, s.state)
+	id := contract.RunnerWorkflowID(s.namespace, s.name)
+	err := w.temporal.SignalWorkflow(ctx, id, "", contract.SignalPod, s.state)
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {
 		return nil // not arcflow's runner, or its workflow already ended

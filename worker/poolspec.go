@@ -10,7 +10,7 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/internal/hraspec"
 	"github.com/arcflow/arcflow/workflows"
 )
 
@@ -34,10 +34,6 @@ func owner(kind string, meta metav1.ObjectMeta) *metav1.OwnerReference {
 	}
 }
 
-func scopeOf(c v1alpha1.RunnerConfig) github.Scope {
-	return github.Scope{Enterprise: c.Enterprise, Organization: c.Organization, Repository: c.Repository}
-}
-
 // RunnerDeploymentPoolSpec builds the pool spec of a RunnerDeployment.
 func RunnerDeploymentPoolSpec(rd *v1alpha1.RunnerDeployment, runnerURL string) (workflows.PoolSpec, error) {
 	tpl := rd.Spec.Template
@@ -47,7 +43,7 @@ func RunnerDeploymentPoolSpec(rd *v1alpha1.RunnerDeployment, runnerURL string) (
 	}
 	return workflows.PoolSpec{
 		Namespace: rd.Namespace, Kind: v1alpha1.KindRunnerDeployment, Name: rd.Name, Generation: rd.Generation,
-		Replicas: rd.Spec.DesiredReplicas(), Ephemeral: tpl.Spec.IsEphemeral(), Scope: scopeOf(tpl.Spec.RunnerConfig),
+		Replicas: rd.Spec.DesiredReplicas(), Ephemeral: tpl.Spec.IsEphemeral(), Scope: hraspec.ScopeOf(tpl.Spec.RunnerConfig),
 		TemplateHash: hash,
 		Runner: activities.RunnerPodInput{
 			Owner: owner(v1alpha1.KindRunnerDeployment, rd.ObjectMeta), Labels: tpl.Labels, Annotations: tpl.Annotations,
@@ -66,7 +62,7 @@ func RunnerSetPoolSpec(rs *v1alpha1.RunnerSet, runnerURL string) (workflows.Pool
 	}
 	return workflows.PoolSpec{
 		Namespace: rs.Namespace, Kind: v1alpha1.KindRunnerSet, Name: rs.Name, Generation: rs.Generation,
-		Replicas: rs.Spec.DesiredReplicas(), Ephemeral: rs.Spec.IsEphemeral(), Scope: scopeOf(rs.Spec.RunnerConfig),
+		Replicas: rs.Spec.DesiredReplicas(), Ephemeral: rs.Spec.IsEphemeral(), Scope: hraspec.ScopeOf(rs.Spec.RunnerConfig),
 		TemplateHash: hash,
 		Runner: activities.RunnerPodInput{
 			Owner: owner(v1alpha1.KindRunnerSet, rs.ObjectMeta), Labels: sts.Template.Labels, Annotations: sts.Template.Annotations,

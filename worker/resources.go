@@ -23,7 +23,10 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/api/v1alpha1"
+	"github.com/arcflow/arcflow/internal/hraspec"
+	"github.com/arcflow/arcflow/internal/informer"
 	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // ResourceWatcher turns RunnerDeployment and RunnerSet changes into signals: a
@@ -35,7 +38,7 @@ type ResourceWatcher struct {
 	Temporal    client.Client
 	RunnerURL   string
 	Namespace   string // empty: all namespaces
-	Autoscaling AutoscalerOptions
+	Autoscaling hraspec.Options
 	Log         *slog.Logger
 	// Metrics, when set, exports ARC's per-resource gauges from the caches.
 	Metrics *ResourceMetrics
@@ -56,7 +59,7 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 	informers := map[string]cache.SharedIndexInformer{}
 	listers := map[string]cache.GenericLister{}
 	for kind, gvr := range resourceOf {
-		informers[kind], listers[kind] = NewResourceInformer(w.Dynamic, gvr, w.Namespace)
+		informers[kind], listers[kind] = informer.ForResource(w.Dynamic, gvr, w.Namespace)
 	}
 	w.hras, w.rds, w.rss = listers[kindHRA], listers[v1alpha1.KindRunnerDeployment], listers[v1alpha1.KindRunnerSet]
 	w.Metrics.use(w.hras, w.rds, w.rss)
@@ -78,7 +81,7 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 			return fmt.Errorf("resource watcher: %w", err)
 		}
 	}
-	synced, wait := RunInformers(ctx, informers[v1alpha1.KindRunnerDeployment], informers[v1alpha1.KindRunnerSet], informers[kindHRA])
+	synced, wait := informer.Run(ctx, informers[v1alpha1.KindRunnerDeployment], informers[v1alpha1.KindRunnerSet], informers[kindHRA])
 	defer wait()
 	if !synced {
 		return errors.New("resource watcher: caches did not sync")
@@ -105,13 +108,13 @@ func (w *ResourceWatcher) upsert(ctx context.Context, kind string, obj any) {
 		return
 	}
 	spec.RegistrationOnly = u.GetAnnotations()[v1alpha1.RegistrationOnlyAnnotation] == "true"
-	id := workflows.PoolWorkflowID(u.GetNamespace(), kind, u.GetName())
-	_, err := w.Temporal.SignalWithStartWorkflow(ctx, id, workflows.SignalSpec, spec, client.StartWorkflowOptions{
-		ID: id, TaskQueue: workflows.TaskQueue, Memo: workflows.PoolMemo(u.GetNamespace(), kind, u.GetName(), spec.Scope.String()),
+	id := contract.PoolWorkflowID(u.GetNamespace(), kind, u.GetName())
+	_, err := w.Temporal.SignalWithStartWorkflow(ctx, id, contract.SignalSpec, spec, client.StartWorkflowOptions{
+		ID: id, TaskQueue: contract.TaskQueue, Memo: contract.PoolMemo(u.GetNamespace(), kind, u.GetName(), spec.Scope.String()),
 		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.SearchAttrKind.ValueSet("pool"),
-			workflows.SearchAttrPool.ValueSet(u.GetNamespace()+"/"+u.GetName()),
-			workflows.SearchAttrScope.ValueSet(spec.Scope.String()),
+			contract.SearchAttrKind.ValueSet("pool"),
+			contract.SearchAttrPool.ValueSet(u.GetNamespace()+"/"+u.GetName()),
+			contract.SearchAttrScope.ValueSet(spec.Scope.String()),
 		),
 	}, workflows.PoolWorkflow, workflows.PoolInput{Spec: spec})
 	if err != nil {
@@ -155,11 +158,11 @@ func (w *ResourceWatcher) deleted(ctx context.Context, kind string, obj any) {
 	if !ok {
 		return
 	}
-	id := workflows.PoolWorkflowID(u.GetNamespace(), kind, u.GetName())
+	id := contract.PoolWorkflowID(u.GetNamespace(), kind, u.GetName())
 	if kind == kindHRA {
-		id = workflows.AutoscalerWorkflowID(u.GetNamespace(), u.GetName())
+		id = contract.AutoscalerWorkflowID(u.GetNamespace(), u.GetName())
 	}
-	err := w.Temporal.SignalWorkflow(ctx, id, "", workflows.SignalDelete, nil)
+	err := w.Temporal.SignalWorkflow(ctx, id, "", contract.SignalDelete, nil)
 	var notFound *serviceerror.NotFound
 	if err != nil && !errors.As(err, &notFound) {
 		w.Log.Error("cannot signal delete to the pool workflow", "pool", id, "error", err)

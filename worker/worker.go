@@ -9,12 +9,13 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // New builds the Temporal worker of arcflow's task queue, with every workflow and
 // the given activities registered.
 func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub) sdkworker.Worker {
-	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{
+	w := sdkworker.New(c, contract.TaskQueue, sdkworker.Options{
 		// A burst starts one runner workflow and activity per job at once. With
 		// Temporal's default of two pollers most tasks miss a waiting poller and
 		// take the slower backlog path; eight keep a burst of 100 on the fast path.

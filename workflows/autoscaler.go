@@ -22,6 +22,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 const autoscalerMaxHistory = 5000
@@ -34,13 +35,13 @@ func AutoscalerWorkflow(ctx workflow.Context, in AutoscalerInput) error {
 	} else {
 		a.state = AutoscalerState{Spec: in.Spec}
 	}
-	a.state.Spec = a.state.Spec.withDefaults()
-	a.jobs = workflow.GetSignalChannel(ctx, SignalJob)
-	a.batches = workflow.GetSignalChannel(ctx, SignalJobs)
-	a.specs = workflow.GetSignalChannel(ctx, SignalSpec)
-	a.forces = workflow.GetSignalChannel(ctx, SignalForceScale)
-	a.deletes = workflow.GetSignalChannel(ctx, SignalDelete)
-	if err := workflow.SetQueryHandler(ctx, QueryState, func() (AutoscalerState, error) { return a.state, nil }); err != nil {
+	a.state.Spec = a.state.Spec.WithDefaults()
+	a.jobs = workflow.GetSignalChannel(ctx, contract.SignalJob)
+	a.batches = workflow.GetSignalChannel(ctx, contract.SignalJobs)
+	a.specs = workflow.GetSignalChannel(ctx, contract.SignalSpec)
+	a.forces = workflow.GetSignalChannel(ctx, contract.SignalForceScale)
+	a.deletes = workflow.GetSignalChannel(ctx, contract.SignalDelete)
+	if err := workflow.SetQueryHandler(ctx, contract.QueryState, func() (AutoscalerState, error) { return a.state, nil }); err != nil {
 		return err
 	}
 	for !a.state.Deleting {
@@ -125,7 +126,7 @@ func (a *autoscalerRun) decide(ctx workflow.Context) time.Time {
 
 // manualReservations counts the spec's capacityReservations in force now, and adds
 // their boundaries to the wake-ups.
-func manualReservations(spec AutoscalerSpec, now time.Time, wake *[]time.Time) int {
+func manualReservations(spec contract.AutoscalerSpec, now time.Time, wake *[]time.Time) int {
 	n := 0
 	for _, r := range spec.Capacity {
 		switch {
@@ -176,8 +177,8 @@ func (a *autoscalerRun) sendScale(ctx workflow.Context, out DesiredOutput) bool 
 	if s.Sent != nil && req.EffectiveTime.Before(s.Sent.EffectiveTime) {
 		req.EffectiveTime = s.Sent.EffectiveTime
 	}
-	pool := PoolWorkflowID(s.Spec.Namespace, s.Spec.TargetKind, s.Spec.TargetName)
-	if err := workflow.SignalExternalWorkflow(ctx, pool, "", SignalScale, req).Get(ctx, nil); err != nil {
+	pool := contract.PoolWorkflowID(s.Spec.Namespace, s.Spec.TargetKind, s.Spec.TargetName)
+	if err := workflow.SignalExternalWorkflow(ctx, pool, "", contract.SignalScale, req).Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("cannot scale the pool; retrying", "hra", s.Spec.Name, "pool", pool, "error", err)
 		return false
 	}
@@ -244,7 +245,7 @@ func (a *autoscalerRun) reconcileQueuedJobs(ctx workflow.Context) {
 	open := map[int64]bool{}
 	for _, id := range out.Queued {
 		open[id] = true
-		a.state.Reservations.Apply(JobEvent{JobID: id, Action: "queued"}, now, spec.TriggerDuration)
+		a.state.Reservations.Apply(contract.JobEvent{JobID: id, Action: "queued"}, now, spec.TriggerDuration)
 	}
 	for _, id := range out.InProgress {
 		open[id] = true
@@ -252,7 +253,7 @@ func (a *autoscalerRun) reconcileQueuedJobs(ctx workflow.Context) {
 	for _, res := range append([]Reservation(nil), a.state.Reservations.Active...) {
 		// A reservation younger than the period may be for a job GitHub lists late.
 		if !open[res.JobID] && now.Sub(res.EffectiveTime) > spec.ReconcilePeriod {
-			a.state.Reservations.Apply(JobEvent{JobID: res.JobID, Action: "completed"}, now, spec.TriggerDuration)
+			a.state.Reservations.Apply(contract.JobEvent{JobID: res.JobID, Action: "completed"}, now, spec.TriggerDuration)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arcflow/arcflow/workflows/contract"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/workflow"
 )
@@ -14,9 +15,9 @@ import (
 // redelivered under a new delivery ID, and completions of reserved jobs.
 var batchScript = []struct {
 	at     time.Duration
-	events []JobEvent
+	events []contract.JobEvent
 }{
-	{time.Second, []JobEvent{
+	{time.Second, []contract.JobEvent{
 		{DeliveryID: "d1", JobID: 1, Action: "queued"},
 		{DeliveryID: "d2", JobID: 2, Action: "queued"},
 		{DeliveryID: "d1", JobID: 1, Action: "queued"},
@@ -25,7 +26,7 @@ var batchScript = []struct {
 		{DeliveryID: "d5", JobID: 4, Action: "queued"},
 		{DeliveryID: "d6", JobID: 4, Action: "queued"},
 	}},
-	{5 * time.Second, []JobEvent{
+	{5 * time.Second, []contract.JobEvent{
 		{DeliveryID: "d7", JobID: 1, Action: "completed"},
 		{DeliveryID: "d8", JobID: 5, Action: "queued"},
 		{DeliveryID: "d9", JobID: 5, Action: "completed"},
@@ -72,17 +73,17 @@ func runScript(t *testing.T, batched bool, window time.Duration) batchRun {
 	for _, step := range batchScript {
 		at.env.RegisterDelayedCallback(func() {
 			if batched {
-				at.env.SignalWorkflow(SignalJobs, step.events)
+				at.env.SignalWorkflow(contract.SignalJobs, step.events)
 				return
 			}
 			for _, ev := range step.events {
-				at.env.SignalWorkflow(SignalJob, ev)
+				at.env.SignalWorkflow(contract.SignalJob, ev)
 			}
 		}, step.at)
 	}
 	var state AutoscalerState
 	at.env.RegisterDelayedCallback(func() {
-		v, err := at.env.QueryWorkflow(QueryState)
+		v, err := at.env.QueryWorkflow(contract.QueryState)
 		require.NoError(t, err)
 		require.NoError(t, v.Get(&state))
 	}, 10*time.Second)
@@ -128,7 +129,7 @@ func TestAJobsBatchSurvivesContinueAsNew(t *testing.T) {
 	at := newAutoscalerTest(t)
 	at.env.RegisterDelayedCallback(func() {
 		at.env.SetContinueAsNewSuggested(true)
-		at.env.SignalWorkflow(SignalJobs, []JobEvent{
+		at.env.SignalWorkflow(contract.SignalJobs, []contract.JobEvent{
 			{DeliveryID: "d1", JobID: 1, Action: "queued"}, {DeliveryID: "d2", JobID: 2, Action: "queued"},
 		})
 	}, time.Second)

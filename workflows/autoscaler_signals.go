@@ -3,24 +3,25 @@ package workflows
 import (
 	"time"
 
+	"github.com/arcflow/arcflow/workflows/contract"
 	"go.temporal.io/sdk/workflow"
 )
 
 func (a *autoscalerRun) listen(ctx workflow.Context, sel workflow.Selector) {
 	sel.AddReceive(a.jobs, func(c workflow.ReceiveChannel, _ bool) {
-		var ev JobEvent
+		var ev contract.JobEvent
 		c.Receive(ctx, &ev)
 		a.onJob(ctx, ev)
 	})
 	sel.AddReceive(a.batches, func(c workflow.ReceiveChannel, _ bool) {
-		var batch []JobEvent
+		var batch []contract.JobEvent
 		c.Receive(ctx, &batch)
 		for _, ev := range batch {
 			a.onJob(ctx, ev)
 		}
 	})
 	sel.AddReceive(a.specs, func(c workflow.ReceiveChannel, _ bool) {
-		var spec AutoscalerSpec
+		var spec contract.AutoscalerSpec
 		c.Receive(ctx, &spec)
 		a.onSpec(spec)
 	})
@@ -37,7 +38,7 @@ func (a *autoscalerRun) listen(ctx workflow.Context, sel workflow.Selector) {
 
 // onJob applies the first event after a quiet batch window at once, so a single job
 // is not delayed, and collects the following ones until the window closes.
-func (a *autoscalerRun) onJob(ctx workflow.Context, ev JobEvent) {
+func (a *autoscalerRun) onJob(ctx workflow.Context, ev contract.JobEvent) {
 	now := workflow.Now(ctx)
 	s := &a.state
 	if len(s.Pending) == 0 && !now.Before(s.LastApplied.Add(s.Spec.BatchWindow)) {
@@ -48,12 +49,12 @@ func (a *autoscalerRun) onJob(ctx workflow.Context, ev JobEvent) {
 	s.Pending = append(s.Pending, ev)
 }
 
-func (a *autoscalerRun) onSpec(spec AutoscalerSpec) {
+func (a *autoscalerRun) onSpec(spec contract.AutoscalerSpec) {
 	// An older generation is stale; the same one may carry a changed target.
 	if spec.Generation != 0 && spec.Generation < a.state.Spec.Generation {
 		return
 	}
-	a.state.Spec = spec.withDefaults()
+	a.state.Spec = spec.WithDefaults()
 }
 
 func (a *autoscalerRun) onForce(ctx workflow.Context, f ForceScale) {
@@ -70,9 +71,9 @@ func (a *autoscalerRun) onForce(ctx workflow.Context, f ForceScale) {
 
 func (a *autoscalerRun) drainSignals(ctx workflow.Context) {
 	for {
-		var ev JobEvent
-		var batch []JobEvent
-		var spec AutoscalerSpec
+		var ev contract.JobEvent
+		var batch []contract.JobEvent
+		var spec contract.AutoscalerSpec
 		var f ForceScale
 		switch {
 		case a.jobs.ReceiveAsync(&ev):

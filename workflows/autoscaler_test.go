@@ -14,6 +14,7 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 const hraPool = "pool/ci/runnerdeployment/app"
@@ -41,7 +42,7 @@ func newAutoscalerTest(t *testing.T) *autoscalerTest {
 	at.env.RegisterActivity(&activities.Kubernetes{})
 	at.env.RegisterActivity(&activities.GitHub{})
 	at.start = at.env.Now()
-	at.env.OnSignalExternalWorkflow(mock.Anything, hraPool, "", SignalScale, mock.Anything).Return(
+	at.env.OnSignalExternalWorkflow(mock.Anything, hraPool, "", contract.SignalScale, mock.Anything).Return(
 		func(_, _, _, _ string, arg any) error {
 			at.scales = append(at.scales, scaleSent{arg.(ScaleRequest).Replicas, at.env.Now().Sub(at.start)})
 			return nil
@@ -54,8 +55,8 @@ func newAutoscalerTest(t *testing.T) *autoscalerTest {
 	return at
 }
 
-func hraSpec(minReplicas, maxReplicas int) AutoscalerSpec {
-	return AutoscalerSpec{
+func hraSpec(minReplicas, maxReplicas int) contract.AutoscalerSpec {
+	return contract.AutoscalerSpec{
 		Namespace: "ci", Name: "app", Generation: 1, TargetKind: "RunnerDeployment", TargetName: "app",
 		Min: minReplicas, Max: maxReplicas, ScaleDownDelay: 30 * time.Second, Scope: github.Scope{Repository: "octo/app"},
 	}
@@ -63,14 +64,14 @@ func hraSpec(minReplicas, maxReplicas int) AutoscalerSpec {
 
 func (at *autoscalerTest) job(at0 time.Duration, delivery string, id int64, action string) {
 	at.env.RegisterDelayedCallback(func() {
-		at.env.SignalWorkflow(SignalJob, JobEvent{DeliveryID: delivery, JobID: id, Action: action})
+		at.env.SignalWorkflow(contract.SignalJob, contract.JobEvent{DeliveryID: delivery, JobID: id, Action: action})
 	}, at0)
 }
 
 func (at *autoscalerTest) last() int { return at.scales[len(at.scales)-1].replicas }
 
-func (at *autoscalerTest) finish(after time.Duration, spec AutoscalerSpec) {
-	at.env.RegisterDelayedCallback(func() { at.env.SignalWorkflow(SignalDelete, nil) }, after)
+func (at *autoscalerTest) finish(after time.Duration, spec contract.AutoscalerSpec) {
+	at.env.RegisterDelayedCallback(func() { at.env.SignalWorkflow(contract.SignalDelete, nil) }, after)
 	at.env.ExecuteWorkflow(AutoscalerWorkflow, AutoscalerInput{Spec: spec})
 	require.True(at.t, at.env.IsWorkflowCompleted())
 	require.NoError(at.t, at.env.GetWorkflowError())
@@ -167,10 +168,10 @@ func TestStarvedReservationsBeyondMaxKeepWaiting(t *testing.T) {
 func TestForceScaleFromTheCLIAndItsEnd(t *testing.T) {
 	at := newAutoscalerTest(t)
 	at.env.RegisterDelayedCallback(func() {
-		at.env.SignalWorkflow(SignalForceScale, ForceScale{Replicas: 5, Duration: "30m"})
+		at.env.SignalWorkflow(contract.SignalForceScale, ForceScale{Replicas: 5, Duration: "30m"})
 	}, time.Second)
 	at.env.RegisterDelayedCallback(func() {
-		at.env.SignalWorkflow(SignalForceScale, ForceScale{Replicas: 9, Duration: "soon"}) // bad input: ignored
+		at.env.SignalWorkflow(contract.SignalForceScale, ForceScale{Replicas: 9, Duration: "soon"}) // bad input: ignored
 	}, 2*time.Second)
 	at.env.RegisterDelayedCallback(func() { require.Equal(t, 5, at.last()) }, time.Minute)
 	at.env.RegisterDelayedCallback(func() {
@@ -184,7 +185,7 @@ func TestAutoscalerContinuesAsNewWithReservations(t *testing.T) {
 	at.job(time.Second, "d1", 1, "queued")
 	at.env.RegisterDelayedCallback(func() {
 		at.env.SetContinueAsNewSuggested(true)
-		at.env.SignalWorkflow(SignalJob, JobEvent{DeliveryID: "d2", JobID: 2, Action: "queued"})
+		at.env.SignalWorkflow(contract.SignalJob, contract.JobEvent{DeliveryID: "d2", JobID: 2, Action: "queued"})
 	}, 10*time.Second)
 	at.env.ExecuteWorkflow(AutoscalerWorkflow, AutoscalerInput{Spec: hraSpec(0, 10)})
 	var can *workflow.ContinueAsNewError

@@ -26,6 +26,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // Pool timings.
@@ -44,12 +45,12 @@ func PoolWorkflow(ctx workflow.Context, in PoolInput) error {
 	} else {
 		p.state = PoolState{Spec: in.Spec}
 	}
-	p.specs = workflow.GetSignalChannel(ctx, SignalSpec)
-	p.scales = workflow.GetSignalChannel(ctx, SignalScale)
-	p.deletes = workflow.GetSignalChannel(ctx, SignalDelete)
-	p.registered = workflow.GetSignalChannel(ctx, SignalRunnerRegistered)
-	p.done = workflow.GetSignalChannel(ctx, SignalRunnerDone)
-	if err := workflow.SetQueryHandler(ctx, QueryState, func() (PoolState, error) { return p.state, nil }); err != nil {
+	p.specs = workflow.GetSignalChannel(ctx, contract.SignalSpec)
+	p.scales = workflow.GetSignalChannel(ctx, contract.SignalScale)
+	p.deletes = workflow.GetSignalChannel(ctx, contract.SignalDelete)
+	p.registered = workflow.GetSignalChannel(ctx, contract.SignalRunnerRegistered)
+	p.done = workflow.GetSignalChannel(ctx, contract.SignalRunnerDone)
+	if err := workflow.SetQueryHandler(ctx, contract.QueryState, func() (PoolState, error) { return p.state, nil }); err != nil {
 		return err
 	}
 	log := workflow.GetLogger(ctx)
@@ -183,7 +184,7 @@ func (p *poolRun) apply(ctx workflow.Context, plan PoolPlan) error {
 			}
 		}
 		// A runner that already ended has its runner-done signal on the way.
-		_ = workflow.SignalExternalWorkflow(ctx, RunnerWorkflowID(p.state.Spec.Namespace, name), "", SignalStop,
+		_ = workflow.SignalExternalWorkflow(ctx, contract.RunnerWorkflowID(p.state.Spec.Namespace, name), "", contract.SignalStop,
 			StopRequest{Reason: "scale-down"}).Get(ctx, nil)
 	}
 	if len(plan.Stop) > 0 {

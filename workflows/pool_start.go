@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // runnerStartsVersion marks pools that start a decision's runners in one
@@ -34,8 +35,8 @@ func (p *poolRun) startRunners(ctx workflow.Context, runners []PoolRunner) {
 			panic(err)
 		}
 		starts = append(starts, activities.WorkflowStart{
-			ID: RunnerWorkflowID(spec.Namespace, r.Name), Type: "RunnerWorkflow", TaskQueue: TaskQueue, Input: input,
-			Memo:     RunnerMemo(spec.Namespace, r.Name, spec.Kind, spec.Name, spec.Scope.String()),
+			ID: contract.RunnerWorkflowID(spec.Namespace, r.Name), Type: "RunnerWorkflow", TaskQueue: contract.TaskQueue, Input: input,
+			Memo:     contract.RunnerMemo(spec.Namespace, r.Name, spec.Kind, spec.Name, spec.Scope.String()),
 			Keywords: runnerKeywords(spec, r.Name),
 		})
 	}
@@ -60,9 +61,9 @@ func (p *poolRun) runnerInput(ctx workflow.Context, name string, registrationOnl
 // runnerKeywords are a runner workflow's search attributes at start.
 func runnerKeywords(spec PoolSpec, name string) map[string]string {
 	return map[string]string{
-		SearchAttrKind.GetName(): "runner", SearchAttrPool.GetName(): spec.Namespace + "/" + spec.Name,
-		SearchAttrScope.GetName(): spec.Scope.String(), SearchAttrRunnerName.GetName(): name,
-		SearchAttrRunnerState.GetName(): string(PhaseCreating),
+		contract.SearchAttrKind.GetName(): "runner", contract.SearchAttrPool.GetName(): spec.Namespace + "/" + spec.Name,
+		contract.SearchAttrScope.GetName(): spec.Scope.String(), contract.SearchAttrRunnerName.GetName(): name,
+		contract.SearchAttrRunnerState.GetName(): string(PhaseCreating),
 	}
 }
 
@@ -75,10 +76,10 @@ func (p *poolRun) startRunnerChild(ctx workflow.Context, r PoolRunner) {
 		attrs = append(attrs, temporal.NewSearchAttributeKeyKeyword(key).ValueSet(value))
 	}
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-		WorkflowID:            RunnerWorkflowID(spec.Namespace, r.Name),
-		TaskQueue:             TaskQueue,
+		WorkflowID:            contract.RunnerWorkflowID(spec.Namespace, r.Name),
+		TaskQueue:             contract.TaskQueue,
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
-		Memo:                  RunnerMemo(spec.Namespace, r.Name, spec.Kind, spec.Name, spec.Scope.String()),
+		Memo:                  contract.RunnerMemo(spec.Namespace, r.Name, spec.Kind, spec.Name, spec.Scope.String()),
 		TypedSearchAttributes: temporal.NewSearchAttributes(attrs...),
 	})
 	started := workflow.ExecuteChildWorkflow(cctx, RunnerWorkflow, p.runnerInput(ctx, r.Name, r.RegistrationOnly)).GetChildWorkflowExecution()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 const poolID = "pool/ci/runnerdeployment/app"
@@ -55,17 +56,17 @@ func newPoolTest(t *testing.T) *poolTest {
 				var in RunnerInput
 				require.NoError(t, json.Unmarshal(st.Input, &in))
 				require.Equal(t, poolID, in.PoolWorkflowID)
-				require.Equal(t, RunnerWorkflowID("ci", in.Pod.Name), st.ID)
+				require.Equal(t, contract.RunnerWorkflowID("ci", in.Pod.Name), st.ID)
 				require.Equal(t, "RunnerWorkflow", st.Type)
-				require.Equal(t, in.Pod.Name, st.Keywords[SearchAttrRunnerName.GetName()])
+				require.Equal(t, in.Pod.Name, st.Keywords[contract.SearchAttrRunnerName.GetName()])
 				pt.created = append(pt.created, createdRunner{in.Pod.Name, in.Pod.TemplateHash, pt.env.Now().Sub(pt.start), in.RegistrationOnly})
 			}
 			pt.starts = append(pt.starts, len(starts))
 			return nil
 		})
-	pt.env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", SignalStop, mock.Anything).Return(
+	pt.env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", contract.SignalStop, mock.Anything).Return(
 		func(_, workflowID, _, _ string, _ any) error {
-			pt.stopped = append(pt.stopped, strings.TrimPrefix(workflowID, RunnerWorkflowID("ci", "")))
+			pt.stopped = append(pt.stopped, strings.TrimPrefix(workflowID, contract.RunnerWorkflowID("ci", "")))
 			return nil
 		})
 	pt.env.OnActivity(gh.RunnerBusy, mock.Anything, mock.Anything).Return(
@@ -98,12 +99,12 @@ func (pt *poolTest) at(d time.Duration, f func()) { pt.env.RegisterDelayedCallba
 // registerAll plays every created, unstopped runner registering with GitHub.
 func (pt *poolTest) registerAll() {
 	for _, c := range pt.created {
-		pt.env.SignalWorkflow(SignalRunnerRegistered, RunnerRegistered{Name: c.name})
+		pt.env.SignalWorkflow(contract.SignalRunnerRegistered, RunnerRegistered{Name: c.name})
 	}
 }
 
 func (pt *poolTest) done(name, reason string) {
-	pt.env.SignalWorkflow(SignalRunnerDone, RunnerDone{Name: name, Reason: reason})
+	pt.env.SignalWorkflow(contract.SignalRunnerDone, RunnerDone{Name: name, Reason: reason})
 }
 
 // finishStopped plays every stopped runner ending.
@@ -114,7 +115,7 @@ func (pt *poolTest) finishStopped() {
 }
 
 func (pt *poolTest) state() PoolState {
-	v, err := pt.env.QueryWorkflow(QueryState)
+	v, err := pt.env.QueryWorkflow(contract.QueryState)
 	require.NoError(pt.t, err)
 	var s PoolState
 	require.NoError(pt.t, v.Get(&s))
@@ -133,7 +134,7 @@ func (pt *poolTest) names(hash string) []string {
 
 // deleteAndDrain ends the test: delete, then every stopped runner finishes.
 func (pt *poolTest) deleteAndDrain(after time.Duration) {
-	pt.at(after, func() { pt.env.SignalWorkflow(SignalDelete, nil) })
+	pt.at(after, func() { pt.env.SignalWorkflow(contract.SignalDelete, nil) })
 	pt.at(after+time.Second, pt.finishStopped)
 }
 
@@ -152,7 +153,7 @@ func TestPoolScalesUpAndDownWithoutStoppingBusyRunners(t *testing.T) {
 	pt.at(2*time.Second, func() {
 		require.Equal(t, activities.PoolStatus{Desired: 3, Replicas: 3, Updated: 3, Ready: 3, Available: 3}, pt.status)
 		pt.busy[pt.created[2].name] = true // the newest runs a job
-		pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 1})
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 1})
 	})
 	pt.at(3*time.Second, func() {
 		require.ElementsMatch(t, []string{pt.created[0].name, pt.created[1].name}, pt.stopped, "the busy runner is kept")
@@ -168,7 +169,7 @@ func TestPoolScaleDownWaitsForBusyRunners(t *testing.T) {
 	pt.at(time.Second, pt.registerAll)
 	pt.at(2*time.Second, func() {
 		pt.busy[pt.created[0].name], pt.busy[pt.created[1].name] = true, true
-		pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 0})
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 0})
 	})
 	pt.at(3*time.Second, func() { require.Empty(t, pt.stopped, "both are busy") })
 	// One finishes its job; within the retry minute the pool stops it.
@@ -185,14 +186,14 @@ func TestPoolRollingUpdateKeepsABusyRunnerUntilItsJobEnds(t *testing.T) {
 		pt.busy[pt.created[0].name] = true
 		next := spec(2, "h2", true)
 		next.Generation = 2
-		pt.env.SignalWorkflow(SignalSpec, next)
+		pt.env.SignalWorkflow(contract.SignalSpec, next)
 	})
 	pt.at(3*time.Second, func() {
 		// desired 2, surge 1: one new runner first.
 		require.Len(t, pt.created, 3)
 		require.Equal(t, "h2", pt.created[2].hash)
 		require.Empty(t, pt.stopped, "nothing old goes before a new runner is registered")
-		pt.env.SignalWorkflow(SignalRunnerRegistered, RunnerRegistered{Name: pt.created[2].name})
+		pt.env.SignalWorkflow(contract.SignalRunnerRegistered, RunnerRegistered{Name: pt.created[2].name})
 	})
 	pt.at(4*time.Second, func() {
 		require.Equal(t, []string{pt.created[1].name}, pt.stopped, "the idle old runner goes, the busy one stays")
@@ -200,7 +201,7 @@ func TestPoolRollingUpdateKeepsABusyRunnerUntilItsJobEnds(t *testing.T) {
 	})
 	pt.at(5*time.Second, func() {
 		require.Len(t, pt.created, 4, "a second new runner replaces the idle old one")
-		pt.env.SignalWorkflow(SignalRunnerRegistered, RunnerRegistered{Name: pt.created[3].name})
+		pt.env.SignalWorkflow(contract.SignalRunnerRegistered, RunnerRegistered{Name: pt.created[3].name})
 	})
 	// The busy runner's job ends; ephemeral, it exits by itself.
 	pt.at(20*time.Minute, func() { pt.done(pt.created[0].name, EndCompleted) })
@@ -215,7 +216,7 @@ func TestPoolRollingUpdateKeepsABusyRunnerUntilItsJobEnds(t *testing.T) {
 
 func TestFinishedEphemeralRunnerIsReplacedOnlyWhenTheAutoscalerStillWantsIt(t *testing.T) {
 	pt := newPoolTest(t)
-	pt.at(0, func() { pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 2}) })
+	pt.at(0, func() { pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2}) })
 	pt.at(time.Second, pt.registerAll)
 	pt.at(time.Minute, func() {
 		require.Len(t, pt.created, 2)
@@ -224,7 +225,7 @@ func TestFinishedEphemeralRunnerIsReplacedOnlyWhenTheAutoscalerStillWantsIt(t *t
 	pt.at(time.Minute+time.Second, func() {
 		require.Len(t, pt.created, 2, "no replacement while the autoscaler may still count the finished job")
 		// The autoscaler hears the completion: one job is left, and it has a runner.
-		pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 1})
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 1})
 	})
 	pt.at(2*time.Minute, func() {
 		require.Len(t, pt.created, 2, "nothing to replace")
@@ -242,12 +243,12 @@ func TestFinishedEphemeralRunnerIsReplacedOnlyWhenTheAutoscalerStillWantsIt(t *t
 
 func TestFinishedRunnerIsReplacedAtOnceWhenTheAutoscalerAlreadySpoke(t *testing.T) {
 	pt := newPoolTest(t)
-	pt.at(0, func() { pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 1}) })
+	pt.at(0, func() { pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 1}) })
 	pt.at(time.Second, pt.registerAll)
 	pt.at(time.Minute, func() { pt.done(pt.created[0].name, EndCompleted) })
 	// A job queued beyond maxReplicas takes the freed slot: the count stays 1.
 	pt.at(time.Minute+100*time.Millisecond, func() {
-		pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 1, EffectiveTime: pt.env.Now()})
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 1, EffectiveTime: pt.env.Now()})
 	})
 	pt.at(time.Minute+200*time.Millisecond, func() {
 		require.Len(t, pt.created, 2)
@@ -260,7 +261,7 @@ func TestFinishedRunnerIsReplacedAtOnceWhenTheAutoscalerAlreadySpoke(t *testing.
 func TestPoolScalesToZeroAndBack(t *testing.T) {
 	pt := newPoolTest(t)
 	pt.at(time.Second, pt.registerAll)
-	pt.at(2*time.Second, func() { pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 0}) })
+	pt.at(2*time.Second, func() { pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 0}) })
 	pt.at(3*time.Second, func() {
 		require.Len(t, pt.stopped, 2)
 		pt.finishStopped()
@@ -268,7 +269,7 @@ func TestPoolScalesToZeroAndBack(t *testing.T) {
 	pt.at(4*time.Second, func() {
 		require.Empty(t, pt.names(""))
 		require.Equal(t, 0, pt.status.Replicas)
-		pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 2})
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2})
 	})
 	pt.at(5*time.Second, func() { require.Len(t, pt.created, 4) })
 	pt.deleteAndDrain(6 * time.Second)
@@ -297,7 +298,7 @@ func TestDeleteDrainsEveryRunnerThenFinishes(t *testing.T) {
 	pt.at(time.Second, pt.registerAll)
 	pt.at(2*time.Second, func() {
 		pt.busy[pt.created[0].name] = true
-		pt.env.SignalWorkflow(SignalDelete, nil)
+		pt.env.SignalWorkflow(contract.SignalDelete, nil)
 	})
 	pt.at(3*time.Second, func() {
 		require.Len(t, pt.stopped, 2, "delete drains busy runners too: they finish their job first")
@@ -313,7 +314,7 @@ func TestStaleSpecIsIgnored(t *testing.T) {
 		old := spec(5, "h0", false)
 		old.Generation = 0 // zero: unknown generation is applied...
 		old.Generation = 1 // ...but the same generation again is not
-		pt.env.SignalWorkflow(SignalSpec, old)
+		pt.env.SignalWorkflow(contract.SignalSpec, old)
 	})
 	pt.at(2*time.Second, func() { require.Len(t, pt.created, 1) })
 	pt.deleteAndDrain(3 * time.Second)
@@ -325,7 +326,7 @@ func TestPoolContinuesAsNewWithItsRunners(t *testing.T) {
 	pt.at(time.Second, pt.registerAll)
 	pt.at(2*time.Second, func() {
 		pt.env.SetContinueAsNewSuggested(true)
-		pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 2})
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2})
 	})
 	pt.env.ExecuteWorkflow(PoolWorkflow, PoolInput{Spec: spec(2, "h1", false)})
 	var can *workflow.ContinueAsNewError
@@ -350,16 +351,16 @@ func TestRegistrationOnlyRunnerWhileAtZero(t *testing.T) {
 	})
 	pt.at(2*time.Second, func() {
 		require.Equal(t, 0, pt.status.Replicas, "the placeholder is not capacity")
-		pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 2})
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2})
 	})
 	pt.at(3*time.Second, func() {
 		require.Len(t, pt.created, 3)
 		require.Equal(t, []string{pt.created[0].name}, pt.stopped, "not needed once real runners exist")
 		pt.finishStopped()
-		pt.env.SignalWorkflow(SignalRunnerRegistered, RunnerRegistered{Name: pt.created[1].name})
-		pt.env.SignalWorkflow(SignalRunnerRegistered, RunnerRegistered{Name: pt.created[2].name})
+		pt.env.SignalWorkflow(contract.SignalRunnerRegistered, RunnerRegistered{Name: pt.created[1].name})
+		pt.env.SignalWorkflow(contract.SignalRunnerRegistered, RunnerRegistered{Name: pt.created[2].name})
 	})
-	pt.at(4*time.Second, func() { pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 0}) })
+	pt.at(4*time.Second, func() { pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 0}) })
 	pt.at(5*time.Second, func() {
 		require.Len(t, pt.created, 4)
 		require.True(t, pt.created[3].registrationOnly, "back at zero: a new placeholder")
@@ -373,7 +374,7 @@ func TestADecisionsRunnersStartInOneActivity(t *testing.T) {
 	pt.at(time.Second, func() {
 		require.Equal(t, []int{5}, pt.starts, "five runners, one StartWorkflows call")
 		pt.registerAll()
-		pt.env.SignalWorkflow(SignalScale, ScaleRequest{Replicas: 7})
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 7})
 	})
 	pt.at(2*time.Second, func() { require.Equal(t, []int{5, 2}, pt.starts) })
 	pt.deleteAndDrain(3 * time.Second)

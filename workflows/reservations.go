@@ -3,6 +3,8 @@ package workflows
 import (
 	"sort"
 	"time"
+
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // Reservation holds one runner for one queued workflow job until the job completes
@@ -13,17 +15,6 @@ type Reservation struct {
 	ExpirationTime time.Time
 	// Starved: it waited beyond maxReplicas; its timer restarts once it gets a slot.
 	Starved bool `json:",omitempty"`
-}
-
-// JobEvent is the payload of the autoscaler's job signal: one workflow_job
-// delivery, as the webhook server accepted it.
-type JobEvent struct {
-	DeliveryID string `json:"deliveryID"`
-	JobID      int64  `json:"jobID"`
-	// Action is queued or completed; the webhook drops the others.
-	Action string `json:"action"`
-	// Repository is owner/name, for logs and the reconcile.
-	Repository string `json:"repository,omitempty"`
 }
 
 // Memory bounds: how long a completion that came before its queued event, and a
@@ -47,7 +38,7 @@ type Reservations struct {
 
 // Apply records one job event at now; duration is the trigger's reservation length.
 // It reports whether anything changed.
-func (r *Reservations) Apply(ev JobEvent, now time.Time, duration time.Duration) bool {
+func (r *Reservations) Apply(ev contract.JobEvent, now time.Time, duration time.Duration) bool {
 	if r.EarlyCompletions == nil {
 		r.EarlyCompletions = map[int64]time.Time{}
 	}

@@ -29,6 +29,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // RunnerWorkflow runs one runner. Its ID is RunnerWorkflowID(namespace, name).
@@ -39,9 +40,9 @@ func RunnerWorkflow(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
 	} else {
 		r.state = RunnerState{Phase: PhaseCreating, Since: workflow.Now(ctx)}
 	}
-	r.podSignals = workflow.GetSignalChannel(ctx, SignalPod)
-	r.stopSignals = workflow.GetSignalChannel(ctx, SignalStop)
-	if err := workflow.SetQueryHandler(ctx, QueryState, func() (RunnerState, error) { return r.state, nil }); err != nil {
+	r.podSignals = workflow.GetSignalChannel(ctx, contract.SignalPod)
+	r.stopSignals = workflow.GetSignalChannel(ctx, contract.SignalStop)
+	if err := workflow.SetQueryHandler(ctx, contract.QueryState, func() (RunnerState, error) { return r.state, nil }); err != nil {
 		return RunnerDone{}, err
 	}
 	if r.local() && in.State == nil {

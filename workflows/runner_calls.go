@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // What a runner pays for each call, and how revisions differ (RunnerRevision*):
@@ -43,13 +44,13 @@ func localOptions(ctx workflow.Context) workflow.Context {
 // notifyRegistered tells the pool that GitHub lists the runner, so the pool can
 // count it as ready without asking GitHub.
 func (r *runnerRun) notifyRegistered(ctx workflow.Context) {
-	r.signalPool(ctx, SignalRunnerRegistered, RunnerRegistered{Name: r.in.Pod.Name})
+	r.signalPool(ctx, contract.SignalRunnerRegistered, RunnerRegistered{Name: r.in.Pod.Name})
 }
 
 // notifyPool tells the pool that the runner ended. The pool takes a repeat of
 // either signal calmly: a local activity runs again when its task is lost.
 func (r *runnerRun) notifyPool(ctx workflow.Context, done RunnerDone) {
-	r.signalPool(ctx, SignalRunnerDone, done)
+	r.signalPool(ctx, contract.SignalRunnerDone, done)
 }
 
 func (r *runnerRun) signalPool(ctx workflow.Context, name string, arg any) {
@@ -80,7 +81,7 @@ func (r *runnerRun) publishPhase(ctx workflow.Context) {
 	if r.published == r.state.Phase {
 		return
 	}
-	err := workflow.UpsertTypedSearchAttributes(ctx, SearchAttrRunnerState.ValueSet(string(r.state.Phase)))
+	err := workflow.UpsertTypedSearchAttributes(ctx, contract.SearchAttrRunnerState.ValueSet(string(r.state.Phase)))
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("cannot set the runner-state search attribute", "error", err)
 	}

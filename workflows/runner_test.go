@@ -18,6 +18,7 @@ import (
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // runnerTest drives a runner workflow in the SDK's test environment, where timers
@@ -123,14 +124,14 @@ func (rt *runnerTest) mockRemove(errs ...error) {
 func (rt *runnerTest) after(d time.Duration, f func()) { rt.env.RegisterDelayedCallback(f, d) }
 
 func (rt *runnerTest) signalPod(phase string, ready bool, rv string) {
-	rt.env.SignalWorkflow(SignalPod, activities.PodState{
+	rt.env.SignalWorkflow(contract.SignalPod, activities.PodState{
 		UID: "uid-1", ResourceVersion: rv, Exists: true, Phase: corePhase(phase), Ready: ready,
 		ReadySince: rt.env.Now(),
 	})
 }
 
 func (rt *runnerTest) signalPodDeleted() {
-	rt.env.SignalWorkflow(SignalPod, activities.PodState{UID: "uid-1", ResourceVersion: "deleted"})
+	rt.env.SignalWorkflow(contract.SignalPod, activities.PodState{UID: "uid-1", ResourceVersion: "deleted"})
 }
 
 func (rt *runnerTest) run(ephemeral bool, timings RunnerTimings) RunnerDone {
@@ -196,12 +197,12 @@ func TestStopUnregistersBeforeDeletingThePod(t *testing.T) {
 		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
 		rt.after(time.Minute, func() {
 			var state RunnerState
-			v, err := rt.env.QueryWorkflow(QueryState)
+			v, err := rt.env.QueryWorkflow(contract.QueryState)
 			require.NoError(t, err)
 			require.NoError(t, v.Get(&state))
 			require.Equal(t, PhaseIdle, state.Phase)
 			require.Equal(t, int64(42), state.RunnerID)
-			rt.env.SignalWorkflow(SignalStop, StopRequest{Reason: "scale-down"})
+			rt.env.SignalWorkflow(contract.SignalStop, StopRequest{Reason: "scale-down"})
 		})
 
 		done := rt.run(true, RunnerTimings{})
@@ -238,7 +239,7 @@ func TestStaticBusyRunnerIsRetriedEveryMinute(t *testing.T) {
 		rt.mockFind(0)
 		rt.mockRemove(busyErr(), busyErr())
 		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-		rt.after(10*time.Second, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
+		rt.after(10*time.Second, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{}) })
 
 		done := rt.run(false, RunnerTimings{})
 		require.Equal(t, EndStopped, done.Reason)
@@ -262,7 +263,7 @@ func TestEphemeralBusyRunnerWaitsForItsJobWithoutMoreCalls(t *testing.T) {
 		rt.mockFind(0)
 		rt.mockRemove(busyErr())
 		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-		rt.after(10*time.Second, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
+		rt.after(10*time.Second, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{}) })
 		rt.after(45*time.Minute, func() { rt.signalPod("Succeeded", false, "2") })
 
 		done := rt.run(true, RunnerTimings{})
@@ -281,7 +282,7 @@ func TestRateLimitWaitsUntilTheReset(t *testing.T) {
 		rt.mockFind(0)
 		rt.mockRemove(rateLimitErr(rt.start.Add(20 * time.Minute)))
 		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-		rt.after(10*time.Second, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
+		rt.after(10*time.Second, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{}) })
 
 		rt.run(false, RunnerTimings{})
 		var removes []time.Duration
@@ -322,9 +323,9 @@ func TestPodDeletedBySomeoneElseIsUnregisteredAndReported(t *testing.T) {
 		rt.onPoolSignal("pool/ci/runnerdeployment/app", func(name string, arg []byte) {
 			signals = append(signals, name)
 			switch name {
-			case SignalRunnerDone:
+			case contract.SignalRunnerDone:
 				require.NoError(t, json.Unmarshal(arg, &told))
-			case SignalRunnerRegistered:
+			case contract.SignalRunnerRegistered:
 				require.JSONEq(t, `{"Name":"app-runner-x1"}`, string(arg))
 			}
 		})
@@ -336,7 +337,7 @@ func TestPodDeletedBySomeoneElseIsUnregisteredAndReported(t *testing.T) {
 		rt.env.ExecuteWorkflow(RunnerWorkflow, in)
 		require.NoError(t, rt.env.GetWorkflowError())
 		require.Equal(t, RunnerDone{Name: "app-runner-x1", Reason: EndPodDeleted, RunnerID: 42}, told)
-		require.Equal(t, []string{SignalRunnerRegistered, SignalRunnerDone}, signals)
+		require.Equal(t, []string{contract.SignalRunnerRegistered, contract.SignalRunnerDone}, signals)
 		require.Equal(t, []string{"EnsureRunnerPod", "FindRunner", "RemoveRunner", "DeleteRunnerPod"}, rt.names())
 	})
 }
@@ -361,7 +362,7 @@ func TestStopDuringRegistration(t *testing.T) {
 		rt.mockFind(-1)
 		rt.mockRemove()
 		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-		rt.after(3*time.Second, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{Reason: "scale-down"}) })
+		rt.after(3*time.Second, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{Reason: "scale-down"}) })
 
 		done := rt.run(true, RunnerTimings{})
 		require.Equal(t, EndStopped, done.Reason)
@@ -385,7 +386,7 @@ func TestLateRegistrationAfterStopIsRemoved(t *testing.T) {
 				return activities.FindRunnerOutput{}, nil
 			})
 		rt.mockRemove()
-		rt.after(500*time.Millisecond, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
+		rt.after(500*time.Millisecond, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{}) })
 
 		rt.run(true, RunnerTimings{})
 		names := rt.names()
@@ -417,9 +418,9 @@ func TestDuplicateAndForeignPodSignalsChangeNothing(t *testing.T) {
 		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
 		// A Succeeded pod with another UID is an older pod of the same name.
 		rt.after(2*time.Second, func() {
-			rt.env.SignalWorkflow(SignalPod, activities.PodState{UID: "old-uid", ResourceVersion: "9", Exists: true, Phase: "Succeeded"})
+			rt.env.SignalWorkflow(contract.SignalPod, activities.PodState{UID: "old-uid", ResourceVersion: "9", Exists: true, Phase: "Succeeded"})
 		})
-		rt.after(time.Minute, func() { rt.env.SignalWorkflow(SignalStop, StopRequest{}) })
+		rt.after(time.Minute, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{}) })
 		done := rt.run(true, RunnerTimings{})
 		require.Equal(t, EndStopped, done.Reason, "not completed: the foreign pod's exit was ignored")
 		require.Equal(t, 1, rt.count("RemoveRunner"))
@@ -489,7 +490,7 @@ func TestRegistrationOnlyRunnerReleasesItsPodAndStaysRegistered(t *testing.T) {
 		})
 		rt.after(time.Hour, func() {
 			require.Zero(t, rt.count("RemoveRunner"), "it stays registered")
-			rt.env.SignalWorkflow(SignalStop, StopRequest{})
+			rt.env.SignalWorkflow(contract.SignalStop, StopRequest{})
 		})
 		in := rt.input(true, RunnerTimings{})
 		in.RegistrationOnly = true

@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 func jobIDs(r *Reservations) []int64 {
@@ -24,16 +25,16 @@ func TestReservations(t *testing.T) {
 	d := 10 * time.Minute
 	for _, tc := range []struct {
 		name   string
-		events []JobEvent
+		events []contract.JobEvent
 		want   []int64
 	}{
-		{"queued adds one per job", []JobEvent{{"d1", 1, "queued", ""}, {"d2", 2, "queued", ""}}, []int64{1, 2}},
-		{"completed removes that job's reservation", []JobEvent{{"d1", 1, "queued", ""}, {"d2", 2, "queued", ""}, {"d3", 1, "completed", ""}}, []int64{2}},
-		{"a duplicated delivery changes nothing", []JobEvent{{"d1", 1, "queued", ""}, {"d1", 1, "queued", ""}}, []int64{1}},
-		{"a redelivered queued event for a known job changes nothing", []JobEvent{{"d1", 1, "queued", ""}, {"d9", 1, "queued", ""}}, []int64{1}},
-		{"completion before its queued event is remembered", []JobEvent{{"d2", 1, "completed", ""}, {"d1", 1, "queued", ""}}, nil},
-		{"a completion of another job removes nothing else", []JobEvent{{"d1", 1, "queued", ""}, {"d2", 7, "completed", ""}}, []int64{1}},
-		{"other actions are ignored", []JobEvent{{"d1", 1, "in_progress", ""}}, nil},
+		{"queued adds one per job", []contract.JobEvent{{DeliveryID: "d1", JobID: 1, Action: "queued"}, {DeliveryID: "d2", JobID: 2, Action: "queued"}}, []int64{1, 2}},
+		{"completed removes that job's reservation", []contract.JobEvent{{DeliveryID: "d1", JobID: 1, Action: "queued"}, {DeliveryID: "d2", JobID: 2, Action: "queued"}, {DeliveryID: "d3", JobID: 1, Action: "completed"}}, []int64{2}},
+		{"a duplicated delivery changes nothing", []contract.JobEvent{{DeliveryID: "d1", JobID: 1, Action: "queued"}, {DeliveryID: "d1", JobID: 1, Action: "queued"}}, []int64{1}},
+		{"a redelivered queued event for a known job changes nothing", []contract.JobEvent{{DeliveryID: "d1", JobID: 1, Action: "queued"}, {DeliveryID: "d9", JobID: 1, Action: "queued"}}, []int64{1}},
+		{"completion before its queued event is remembered", []contract.JobEvent{{DeliveryID: "d2", JobID: 1, Action: "completed"}, {DeliveryID: "d1", JobID: 1, Action: "queued"}}, nil},
+		{"a completion of another job removes nothing else", []contract.JobEvent{{DeliveryID: "d1", JobID: 1, Action: "queued"}, {DeliveryID: "d2", JobID: 7, Action: "completed"}}, []int64{1}},
+		{"other actions are ignored", []contract.JobEvent{{DeliveryID: "d1", JobID: 1, Action: "in_progress"}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var r Reservations
@@ -48,7 +49,7 @@ func TestReservations(t *testing.T) {
 func TestReservationsExpireAndStarvedOnesRestart(t *testing.T) {
 	var r Reservations
 	for i := range 4 {
-		r.Apply(JobEvent{JobID: int64(i + 1), Action: "queued"}, t0.Add(time.Duration(i)*time.Second), 10*time.Minute)
+		r.Apply(contract.JobEvent{JobID: int64(i + 1), Action: "queued"}, t0.Add(time.Duration(i)*time.Second), 10*time.Minute)
 	}
 	require.Equal(t, t0.Add(10*time.Minute), r.NextExpiry(2))
 
@@ -64,7 +65,7 @@ func TestReservationsExpireAndStarvedOnesRestart(t *testing.T) {
 
 func TestReservationMemoriesAreBounded(t *testing.T) {
 	var r Reservations
-	r.Apply(JobEvent{DeliveryID: "old", JobID: 1, Action: "completed"}, t0, time.Minute)
+	r.Apply(contract.JobEvent{DeliveryID: "old", JobID: 1, Action: "completed"}, t0, time.Minute)
 	r.Expire(t0.Add(2*time.Hour), 10)
 	require.Empty(t, r.EarlyCompletions)
 	require.Empty(t, r.Deliveries)
@@ -78,12 +79,12 @@ func FuzzReservationsOrderAndDuplicates(f *testing.F) {
 	f.Add(uint64(42), uint8(50), uint8(20))
 	f.Fuzz(func(t *testing.T, seed uint64, jobs, dups uint8) {
 		rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-		var events []JobEvent
+		var events []contract.JobEvent
 		want := map[int64]bool{}
 		for j := range int64(jobs % 64) {
-			events = append(events, JobEvent{DeliveryID: "q" + string(rune('a'+j)), JobID: j, Action: "queued"})
+			events = append(events, contract.JobEvent{DeliveryID: "q" + string(rune('a'+j)), JobID: j, Action: "queued"})
 			if rng.IntN(2) == 0 {
-				events = append(events, JobEvent{DeliveryID: "c" + string(rune('a'+j)), JobID: j, Action: "completed"})
+				events = append(events, contract.JobEvent{DeliveryID: "c" + string(rune('a'+j)), JobID: j, Action: "completed"})
 			} else {
 				want[j] = true
 			}

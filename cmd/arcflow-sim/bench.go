@@ -16,7 +16,7 @@ import (
 	"github.com/arcflow/arcflow/internal/simworld"
 	"github.com/arcflow/arcflow/internal/teststack"
 	"github.com/arcflow/arcflow/sim"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // runBench is `make bench`: one table per workload size, beside ARC's figures.
@@ -211,8 +211,8 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResul
 		toRunning = append(toRunning, ready[i].Sub(accepted[i]))
 	}
 	r.webhookToPod, r.webhookToRunning = simworld.PercentilesOf(toPod), simworld.PercentilesOf(toRunning)
-	m, err := simworld.ReadMilestones(ctx, s.temporal, workflows.AutoscalerWorkflowID(ns, "bench"),
-		workflows.PoolWorkflowID(ns, "RunnerDeployment", "bench"), ns, start)
+	m, err := simworld.ReadMilestones(ctx, s.temporal, contract.AutoscalerWorkflowID(ns, "bench"),
+		contract.PoolWorkflowID(ns, "RunnerDeployment", "bench"), ns, start)
 	if err != nil {
 		return nil, fmt.Errorf("critical path: %w", err)
 	}

@@ -8,13 +8,14 @@ import (
 	"path/filepath"
 	"time"
 
+	"log/slog"
+
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
-	"log/slog"
 
 	"github.com/arcflow/arcflow/internal/simworld"
 	"github.com/arcflow/arcflow/internal/teststack"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // session is the local stack and a built arcflow, shared by the worlds of a run.
@@ -83,7 +84,7 @@ func startSession(ctx context.Context, dir string, opts sessionOptions) (*sessio
 	s.stack, err = teststack.Start(startCtx, teststack.Options{
 		Dir: filepath.Join(dir, "stack"), Kubernetes: true, Temporal: true, TemporalServer: temporal, TemporalUI: ui,
 		TemporalDB:       temporal == teststack.TemporalDev && !s.inMemory,
-		SearchAttributes: workflows.SearchAttributeTypes(),
+		SearchAttributes: contract.SearchAttributeTypes(),
 	})
 	if err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/arcflow/arcflow/internal/teststack"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 func main() {
@@ -55,7 +55,7 @@ func up(dir, temporal string) error {
 	dev := temporal == teststack.TemporalDev
 	s, err := teststack.Start(ctx, teststack.Options{
 		Dir: dir, Kubernetes: true, Temporal: true, TemporalServer: temporal, TemporalUI: dev, TemporalDB: dev,
-		SearchAttributes: workflows.SearchAttributeTypes(), Detached: true,
+		SearchAttributes: contract.SearchAttributeTypes(), Detached: true,
 	})
 	if err != nil {
 		return err

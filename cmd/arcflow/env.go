@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arcflow/arcflow/worker"
+	"github.com/arcflow/arcflow/internal/hraspec"
 )
 
 // envOr returns the environment variable, or def when it is unset.
@@ -58,8 +58,8 @@ func newLogger(level, format string) *slog.Logger {
 
 // autoscalingFlags registers ARC's autoscaling flags, shared by the worker and the
 // webhook server (both may start an autoscaler workflow).
-func autoscalingFlags(fs *flag.FlagSet) *worker.AutoscalerOptions {
-	o := &worker.AutoscalerOptions{}
+func autoscalingFlags(fs *flag.FlagSet) *hraspec.Options {
+	o := &hraspec.Options{}
 	fs.DurationVar(&o.DefaultScaleDownDelay, "default-scale-down-delay", envDuration("ARCFLOW_DEFAULT_SCALE_DOWN_DELAY", 10*time.Minute), "scale-down delay of HRAs that set none")
 	fs.DurationVar(&o.BatchWindow, "batch-window", envDuration("ARCFLOW_BATCH_WINDOW", 0), "window that collects workflow_job events before scaling (ARC: 3s; 0 decides at once and still coalesces deliveries that arrive during a decision)")
 	fs.DurationVar(&o.SyncPeriod, "sync-period", envDuration("ARCFLOW_SYNC_PERIOD", time.Minute), "how often pull metrics are computed")

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/internal/hraspec"
 	"github.com/arcflow/arcflow/worker"
 )
 
@@ -18,7 +19,7 @@ type commonFlags struct {
 	kubeQPS, kubeBurst  int
 	temporal            *temporalFlags
 	watchNamespace      string
-	autoscaling         *worker.AutoscalerOptions
+	autoscaling         *hraspec.Options
 	logLevel, logFormat string
 	profilingAddr       string
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // runScale is `arcflow scale`: the force-scale signal, as
@@ -40,11 +41,11 @@ func runScale(args []string) error {
 		return err
 	}
 	defer tc.Close()
-	id := workflows.AutoscalerWorkflowID(*namespace, fs.Arg(0))
+	id := contract.AutoscalerWorkflowID(*namespace, fs.Arg(0))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	in := workflows.ForceScale{Replicas: *replicas, Duration: duration.String()}
-	if err := tc.SignalWorkflow(ctx, id, "", workflows.SignalForceScale, in); err != nil {
+	if err := tc.SignalWorkflow(ctx, id, "", contract.SignalForceScale, in); err != nil {
 		return fmt.Errorf("signal %s: %w (is the HorizontalRunnerAutoscaler applied, and the worker running?)", id, err)
 	}
 	fmt.Fprintf(os.Stdout, "%s: holding %d replicas for %s\n", id, *replicas, *duration)

@@ -7,10 +7,9 @@ import (
 	"sort"
 	"time"
 
+	"github.com/arcflow/arcflow/workflows/contract"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
-
-	"github.com/arcflow/arcflow/workflows"
 )
 
 // runSetup is `arcflow setup`: it registers arcflow's custom search attributes in
@@ -37,7 +36,7 @@ func runSetup(args []string) error {
 	}
 	missing := map[string]enumspb.IndexedValueType{}
 	var names []string
-	for name := range workflows.SearchAttributeTypes() {
+	for name := range contract.SearchAttributeTypes() {
 		names = append(names, name)
 		if current, ok := have.GetCustomAttributes()[name]; ok {
 			if current != enumspb.INDEXED_VALUE_TYPE_KEYWORD {

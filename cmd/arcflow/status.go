@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // runStatus is `arcflow status`: autoscalers and pools from their `state` queries,
@@ -106,7 +107,7 @@ func running(ctx context.Context, tc client.Client, workflowType, prefix, namesp
 }
 
 func query(ctx context.Context, tc client.Client, id string, into any) error {
-	v, err := tc.QueryWorkflow(ctx, id, "", workflows.QueryState)
+	v, err := tc.QueryWorkflow(ctx, id, "", contract.QueryState)
 	if err != nil {
 		return err
 	}
@@ -129,7 +130,7 @@ func runnerStatesByPool(ctx context.Context, tc client.Client, namespace string)
 		}
 		for _, e := range resp.GetExecutions() {
 			fields := e.GetSearchAttributes().GetIndexedFields()
-			pool, state := keyword(fields[workflows.SearchAttrPool.GetName()]), keyword(fields[workflows.SearchAttrRunnerState.GetName()])
+			pool, state := keyword(fields[contract.SearchAttrPool.GetName()]), keyword(fields[contract.SearchAttrRunnerState.GetName()])
 			if state == "" {
 				state = "Creating"
 			}

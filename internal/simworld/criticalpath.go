@@ -14,6 +14,7 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // Step is one stage of the path from a webhook to a Running runner pod, with
@@ -76,9 +77,9 @@ func ReadMilestones(ctx context.Context, tc client.Client, autoscalerID, poolID,
 		for _, e := range events {
 			var input *commonpb.Payloads
 			switch {
-			case e.GetSignalExternalWorkflowExecutionInitiatedEventAttributes().GetSignalName() == workflows.SignalScale:
+			case e.GetSignalExternalWorkflowExecutionInitiatedEventAttributes().GetSignalName() == contract.SignalScale:
 				input = e.GetSignalExternalWorkflowExecutionInitiatedEventAttributes().GetInput()
-			case e.GetWorkflowExecutionSignaledEventAttributes().GetSignalName() == workflows.SignalScale:
+			case e.GetWorkflowExecutionSignaledEventAttributes().GetSignalName() == contract.SignalScale:
 				input = e.GetWorkflowExecutionSignaledEventAttributes().GetInput()
 			default:
 				continue

@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // PoolAtZero says whether a pool has heard its autoscaler ask for zero runners
@@ -14,7 +15,7 @@ import (
 // runner can appear after the autoscaler's status already says 0 and no pod
 // exists yet, so only the pool's own state says the start line is clean.
 func PoolAtZero(ctx context.Context, tc client.Client, poolWorkflowID string) bool {
-	value, err := tc.QueryWorkflow(ctx, poolWorkflowID, "", workflows.QueryState)
+	value, err := tc.QueryWorkflow(ctx, poolWorkflowID, "", contract.QueryState)
 	if err != nil {
 		return false
 	}

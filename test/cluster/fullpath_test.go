@@ -15,7 +15,7 @@ import (
 
 	"github.com/arcflow/arcflow/internal/simworld"
 	"github.com/arcflow/arcflow/test/fullpath"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 func TestFullPathOnTemporalClusterWithPostgreSQL(t *testing.T) {
@@ -41,7 +41,7 @@ func TestFullPathOnTemporalClusterWithPostgreSQL(t *testing.T) {
 	// after a workflow closes, so wait for it.
 	var want []string
 	for _, pod := range result.RunnerPods {
-		want = append(want, workflows.RunnerWorkflowID(ns, pod))
+		want = append(want, contract.RunnerWorkflowID(ns, pod))
 	}
 	slices.Sort(want)
 	query := `ArcflowKind = "runner" AND ArcflowPool = "` + ns + `/` + name + `"`

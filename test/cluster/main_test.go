@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/arcflow/arcflow/internal/teststack"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 var stack *teststack.Stack
@@ -18,6 +18,6 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(teststack.Run(m, teststack.Options{
 		Kubernetes: true, Temporal: true, TemporalServer: teststack.TemporalCluster,
-		SearchAttributes: workflows.SearchAttributeTypes(),
+		SearchAttributes: contract.SearchAttributeTypes(),
 	}, &stack))
 }

@@ -23,7 +23,7 @@ import (
 	"github.com/arcflow/arcflow/internal/simworld"
 	"github.com/arcflow/arcflow/internal/teststack"
 	"github.com/arcflow/arcflow/sim"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // `arcflow all` is the worker and the webhook in one process: a signed
@@ -77,7 +77,7 @@ func TestAllInOneProcessScalesFromASignedDelivery(t *testing.T) {
 	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	defer tc.Close()
-	pool := workflows.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, "app")
+	pool := contract.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, "app")
 	require.Eventually(t, func() bool { return len(podNames(t, ns)) == 0 && simworld.PoolAtZero(ctx, tc, pool) },
 		60*time.Second, 200*time.Millisecond, "the pool settles at minReplicas 0")
 	t.Cleanup(func() {

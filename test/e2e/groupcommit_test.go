@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // post sends a signed delivery and returns its status; unlike send it is safe to
@@ -76,12 +77,12 @@ func TestABurstOfWebhooksReachesTheAutoscalerOnceEach(t *testing.T) {
 	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress})
 	require.NoError(t, err)
 	defer tc.Close()
-	id := workflows.AutoscalerWorkflowID(w.ns, "hello")
+	id := contract.AutoscalerWorkflowID(w.ns, "hello")
 	// A 202 means the signal is in the history; the workflow applies it in its next
 	// workflow task, so the query may run before that.
 	var state workflows.AutoscalerState
 	w.eventually("every signalled job reserved", func() bool {
-		value, err := tc.QueryWorkflow(w.ctx, id, "", workflows.QueryState)
+		value, err := tc.QueryWorkflow(w.ctx, id, "", contract.QueryState)
 		if err != nil || value.Get(&state) != nil {
 			return false
 		}
@@ -99,13 +100,13 @@ func TestABurstOfWebhooksReachesTheAutoscalerOnceEach(t *testing.T) {
 		ev, err := iter.Next()
 		require.NoError(t, err)
 		attrs := ev.GetWorkflowExecutionSignaledEventAttributes()
-		var events []workflows.JobEvent
+		var events []contract.JobEvent
 		switch attrs.GetSignalName() {
-		case workflows.SignalJob:
-			var one workflows.JobEvent
+		case contract.SignalJob:
+			var one contract.JobEvent
 			require.NoError(t, dc.FromPayloads(attrs.GetInput(), &one))
-			events = []workflows.JobEvent{one}
-		case workflows.SignalJobs:
+			events = []contract.JobEvent{one}
+		case contract.SignalJobs:
 			require.NoError(t, dc.FromPayloads(attrs.GetInput(), &events))
 		default:
 			continue

@@ -25,7 +25,7 @@ import (
 
 	"github.com/arcflow/arcflow/internal/image"
 	"github.com/arcflow/arcflow/internal/teststack"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // maxImageSize bounds the compressed image a node pulls.
@@ -175,7 +175,7 @@ func runImageWorker(t *testing.T, ctx context.Context, rootfs string) {
 			require.Equal(t, fmt.Sprintf("%s-%d", hostname, pid), *lease.Spec.HolderIdentity)
 			leading = true
 		}
-		if resp, err := tc.DescribeTaskQueue(ctx, workflows.TaskQueue, enumspb.TASK_QUEUE_TYPE_WORKFLOW); err == nil {
+		if resp, err := tc.DescribeTaskQueue(ctx, contract.TaskQueue, enumspb.TASK_QUEUE_TYPE_WORKFLOW); err == nil {
 			for _, p := range resp.GetPollers() {
 				polling = polling || strings.HasPrefix(p.GetIdentity(), fmt.Sprintf("%d@", pid))
 			}

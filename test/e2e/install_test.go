@@ -21,7 +21,7 @@ import (
 	"github.com/arcflow/arcflow/github/fake"
 	"github.com/arcflow/arcflow/internal/teststack"
 	"github.com/arcflow/arcflow/sim"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // A real `helm install` of the chart, with Temporal pointed at the stack, GitHub
@@ -269,7 +269,7 @@ func drainInstalled(t *testing.T, kube kubernetes.Interface, ns string, gh *fake
 		return err == nil && len(list.Items) == 0 && len(gh.Runners()) == 0
 	})
 	eventually(t, ctx, "the pool workflow ends", func() bool {
-		out, err := stack.Temporal(ctx, "workflow", "describe", "--workflow-id", workflows.PoolWorkflowID(ns, "RunnerDeployment", "hello"), "--output", "json")
+		out, err := stack.Temporal(ctx, "workflow", "describe", "--workflow-id", contract.PoolWorkflowID(ns, "RunnerDeployment", "hello"), "--output", "json")
 		return err == nil && strings.Contains(out, "WORKFLOW_EXECUTION_STATUS_COMPLETED")
 	})
 	for _, p := range procs {

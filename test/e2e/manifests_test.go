@@ -15,14 +15,14 @@ import (
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/internal/teststack"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 var stack *teststack.Stack
 
 func TestMain(m *testing.M) {
 	os.Exit(teststack.Run(m, teststack.Options{
-		Kubernetes: true, Temporal: true, TemporalUI: true, SearchAttributes: workflows.SearchAttributeTypes(),
+		Kubernetes: true, Temporal: true, TemporalUI: true, SearchAttributes: contract.SearchAttributeTypes(),
 	}, &stack))
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/arcflow/arcflow/github"
 	"github.com/arcflow/arcflow/internal/teststack"
 	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 const repoScope = "octo/app"
@@ -36,7 +37,7 @@ func startRunner(t *testing.T, ctx context.Context, w *world, ns, name string, e
 		Ephemeral: ephemeral,
 	}
 	run, err := w.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: workflows.RunnerWorkflowID(ns, name), TaskQueue: workflows.TaskQueue,
+		ID: contract.RunnerWorkflowID(ns, name), TaskQueue: contract.TaskQueue,
 	}, workflows.RunnerWorkflow, in)
 	require.NoError(t, err)
 	return run
@@ -47,7 +48,7 @@ func startRunner(t *testing.T, ctx context.Context, w *world, ns, name string, e
 func awaitPhase(t *testing.T, ctx context.Context, w *world, run client.WorkflowRun, phase workflows.RunnerPhase) {
 	t.Helper()
 	require.Eventually(t, func() bool {
-		v, err := w.temporal.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), workflows.QueryState)
+		v, err := w.temporal.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), contract.QueryState)
 		if err != nil {
 			return false
 		}
@@ -101,7 +102,7 @@ func TestStaticRunnerRegistersThenUnregistersBeforeItsPodIsDeleted(t *testing.T)
 	}()
 
 	w.github.ResetCalls()
-	require.NoError(t, w.temporal.SignalWorkflow(ctx, run.GetID(), "", workflows.SignalStop, workflows.StopRequest{Reason: "e2e"}))
+	require.NoError(t, w.temporal.SignalWorkflow(ctx, run.GetID(), "", contract.SignalStop, workflows.StopRequest{Reason: "e2e"}))
 	var done workflows.RunnerDone
 	require.NoError(t, run.Get(ctx, &done))
 	require.Equal(t, workflows.EndStopped, done.Reason)

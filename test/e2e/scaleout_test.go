@@ -20,7 +20,7 @@ import (
 	"github.com/arcflow/arcflow/sim"
 	"github.com/arcflow/arcflow/test/fullpath"
 	"github.com/arcflow/arcflow/worker"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // Two `arcflow worker` and two `arcflow webhook` processes, as the chart and the
@@ -72,7 +72,7 @@ func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
 	require.Eventually(t, func() bool {
 		out, err := stack.Kubectl(ctx, "get", "-n", ns, "hra", hra, "-o", "jsonpath={.status.desiredReplicas}")
 		return err == nil && out == "0" && len(runnerPods(t, w)) == 0 &&
-			simworld.PoolAtZero(ctx, tc, workflows.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, hra))
+			simworld.PoolAtZero(ctx, tc, contract.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, hra))
 	}, 60*time.Second, 200*time.Millisecond, "the pool settles at minReplicas 0")
 	leader := requireOneLeader(t, ctx, w)
 

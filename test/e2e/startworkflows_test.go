@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // StartWorkflows against a real Temporal: every workflow starts once with its
@@ -39,7 +39,7 @@ func TestStartWorkflowsStartsEachWorkflowOnce(t *testing.T) {
 		require.NoError(t, err)
 		starts = append(starts, activities.WorkflowStart{
 			ID: fmt.Sprintf("start-workflows-e2e/%d", i), Type: "StartWorkflowsProbe", TaskQueue: queue, Input: input,
-			Memo: map[string]any{"pod": fmt.Sprint(i)}, Keywords: map[string]string{workflows.SearchAttrKind.GetName(): "probe"},
+			Memo: map[string]any{"pod": fmt.Sprint(i)}, Keywords: map[string]string{contract.SearchAttrKind.GetName(): "probe"},
 		})
 	}
 	a := &activities.Workflows{Client: tc}
@@ -49,7 +49,7 @@ func TestStartWorkflowsStartsEachWorkflowOnce(t *testing.T) {
 		desc, err := tc.DescribeWorkflowExecution(ctx, s.ID, "")
 		require.NoError(t, err)
 		runs[s.ID] = desc.GetWorkflowExecutionInfo().GetExecution().GetRunId()
-		require.Contains(t, desc.GetWorkflowExecutionInfo().GetSearchAttributes().GetIndexedFields(), workflows.SearchAttrKind.GetName())
+		require.Contains(t, desc.GetWorkflowExecutionInfo().GetSearchAttributes().GetIndexedFields(), contract.SearchAttrKind.GetName())
 		require.Contains(t, desc.GetWorkflowExecutionInfo().GetMemo().GetFields(), "pod")
 	}
 

@@ -20,7 +20,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/arcflow/arcflow/internal/teststack"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 const webhookSecret = "e2e-webhook-secret"
@@ -156,7 +156,7 @@ func TestSignedWebhooksScaleUpAndDownWhateverTheOrder(t *testing.T) {
 	w.eventually("3 runners: 101, 103 and 202", func() bool { return w.converged("hello", 3, "") })
 
 	// Force scaling from the temporal CLI, exactly as the README says.
-	out, err := stack.Temporal(w.ctx, "workflow", "signal", "--workflow-id", workflows.AutoscalerWorkflowID(w.ns, "hello"),
+	out, err := stack.Temporal(w.ctx, "workflow", "signal", "--workflow-id", contract.AutoscalerWorkflowID(w.ns, "hello"),
 		"--name", "force-scale", "--input", `{"replicas":4,"duration":"3s"}`)
 	require.NoError(t, err, out)
 	w.eventually("4 runners while forced", func() bool { return w.converged("hello", 4, "") })
@@ -191,8 +191,8 @@ func (w *poolWorld) signalLatencies() []time.Duration {
 		}
 		return at
 	}
-	jobs := signals(workflows.AutoscalerWorkflowID(w.ns, "hello"), workflows.SignalJob)
-	scales := signals(workflows.PoolWorkflowID(w.ns, "RunnerDeployment", "hello"), workflows.SignalScale)
+	jobs := signals(contract.AutoscalerWorkflowID(w.ns, "hello"), contract.SignalJob)
+	scales := signals(contract.PoolWorkflowID(w.ns, "RunnerDeployment", "hello"), contract.SignalScale)
 	// For each scale signal: the time since the first job signal it answers (the
 	// first one after the previous scale signal). Scale-downs held by the delay are
 	// not webhook latency and are left out.

@@ -19,7 +19,7 @@ import (
 	"github.com/arcflow/arcflow/internal/simworld"
 	"github.com/arcflow/arcflow/internal/teststack"
 	"github.com/arcflow/arcflow/sim"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // Config is one run of the scenario.
@@ -96,7 +96,7 @@ func Run(t *testing.T, cfg Config) Result {
 	if cfg.Manifest == RunnerSet {
 		kind = v1alpha1.KindRunnerSet
 	}
-	pool := workflows.PoolWorkflowID(ns, kind, hra)
+	pool := contract.PoolWorkflowID(ns, kind, hra)
 	require.Eventually(t, func() bool {
 		out, err := stack.Kubectl(ctx, "get", "-n", ns, "hra", hra, "-o", "jsonpath={.status.desiredReplicas}")
 		return err == nil && out == "0" && len(RunnerPods(t, w)) == 0 && simworld.PoolAtZero(ctx, tc, pool)

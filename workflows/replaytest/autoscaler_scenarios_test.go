@@ -9,10 +9,11 @@ import (
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
-func autoscalerSpec(name string) workflows.AutoscalerSpec {
-	return workflows.AutoscalerSpec{
+func autoscalerSpec(name string) contract.AutoscalerSpec {
+	return contract.AutoscalerSpec{
 		Namespace: ns, Name: name, Generation: 1, TargetKind: v1alpha1.KindRunnerDeployment, TargetName: name,
 		Min: 0, Max: 5, ScaleDownDelay: time.Second, TriggerDuration: 10 * time.Minute,
 		BatchWindow: 300 * time.Millisecond, Scope: scope,
@@ -25,15 +26,15 @@ type autoscaled struct {
 	hra, hraRun, pool, poolRun string
 }
 
-func (r *recorder) startAutoscaled(spec workflows.AutoscalerSpec) *autoscaled {
-	a := &autoscaled{r: r, hra: workflows.AutoscalerWorkflowID(spec.Namespace, spec.Name)}
+func (r *recorder) startAutoscaled(spec contract.AutoscalerSpec) *autoscaled {
+	a := &autoscaled{r: r, hra: contract.AutoscalerWorkflowID(spec.Namespace, spec.Name)}
 	a.pool, a.poolRun = r.startPool(poolSpec(spec.TargetName, spec.TargetKind, 0, true))
 	a.hraRun = r.start(a.hra, workflows.AutoscalerWorkflow, workflows.AutoscalerInput{Spec: spec})
 	return a
 }
 
 func (a *autoscaled) job(delivery string, id int64, action string) {
-	a.r.signal(a.hra, workflows.SignalJob, workflows.JobEvent{DeliveryID: delivery, JobID: id, Action: action, Repository: scope.Repository})
+	a.r.signal(a.hra, contract.SignalJob, contract.JobEvent{DeliveryID: delivery, JobID: id, Action: action, Repository: scope.Repository})
 }
 
 // sent waits until the autoscaler sent the pool n replicas with that many
@@ -50,9 +51,9 @@ func (a *autoscaled) sent(replicas, reservations int) workflows.AutoscalerState 
 func (a *autoscaled) finish() {
 	r := a.r
 	r.t.Helper()
-	r.signal(a.hra, workflows.SignalDelete, nil)
+	r.signal(a.hra, contract.SignalDelete, nil)
 	r.waitDone(a.hra, nil)
-	r.signal(a.pool, workflows.SignalDelete, nil)
+	r.signal(a.pool, contract.SignalDelete, nil)
 	r.waitDone(a.pool, nil)
 	r.export("", a.hra, a.hraRun)
 	r.export("-pool", a.pool, a.poolRun)
@@ -72,7 +73,7 @@ func TestRecordAutoscalerHistories(t *testing.T) {
 		a.job("d1", 1, "queued")
 		a.sent(3, 3)
 		spec.Generation, spec.Max = 2, 4
-		a.r.signal(a.hra, workflows.SignalSpec, spec)
+		a.r.signal(a.hra, contract.SignalSpec, spec)
 		a.job("d4", 1, "completed")
 		a.job("d5", 2, "completed")
 		a.job("d6", 3, "completed")
@@ -82,11 +83,11 @@ func TestRecordAutoscalerHistories(t *testing.T) {
 	t.Run("autoscaler-job-group", func(t *testing.T) {
 		// The webhook's group commit: several deliveries in one jobs signal.
 		a := newRecorder(t, plain, "autoscaler-job-group").startAutoscaled(autoscalerSpec("autoscaler-job-group"))
-		a.r.signal(a.hra, workflows.SignalJobs, []workflows.JobEvent{
+		a.r.signal(a.hra, contract.SignalJobs, []contract.JobEvent{
 			{DeliveryID: "d1", JobID: 1, Action: "queued"}, {DeliveryID: "d2", JobID: 2, Action: "queued"},
 		})
 		a.sent(2, 2)
-		a.r.signal(a.hra, workflows.SignalJobs, []workflows.JobEvent{
+		a.r.signal(a.hra, contract.SignalJobs, []contract.JobEvent{
 			{DeliveryID: "d3", JobID: 1, Action: "completed"}, {DeliveryID: "d2", JobID: 2, Action: "queued"},
 			{DeliveryID: "d4", JobID: 2, Action: "completed"},
 		})
@@ -109,8 +110,8 @@ func TestRecordAutoscalerHistories(t *testing.T) {
 	})
 	t.Run("autoscaler-force-scale", func(t *testing.T) {
 		a := newRecorder(t, plain, "autoscaler-force-scale").startAutoscaled(autoscalerSpec("autoscaler-force-scale"))
-		a.r.signal(a.hra, workflows.SignalForceScale, workflows.ForceScale{Replicas: 1, Duration: "soon"}) // ignored
-		a.r.signal(a.hra, workflows.SignalForceScale, workflows.ForceScale{Replicas: 2, Duration: "3s"})
+		a.r.signal(a.hra, contract.SignalForceScale, workflows.ForceScale{Replicas: 1, Duration: "soon"}) // ignored
+		a.r.signal(a.hra, contract.SignalForceScale, workflows.ForceScale{Replicas: 2, Duration: "3s"})
 		a.sent(2, 0)
 		waitState(a.r, a.hra, "force-scale over and held count released", func(s workflows.AutoscalerState) bool {
 			return s.Force == nil && s.Sent != nil && s.Sent.Replicas == 0

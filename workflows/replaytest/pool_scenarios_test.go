@@ -6,6 +6,7 @@ import (
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 func poolSpec(name, kind string, replicas int, ephemeral bool) workflows.PoolSpec {
@@ -19,7 +20,7 @@ func poolSpec(name, kind string, replicas int, ephemeral bool) workflows.PoolSpe
 
 // startPool starts a pool and returns its workflow ID and first run ID.
 func (r *recorder) startPool(spec workflows.PoolSpec) (id, run string) {
-	id = workflows.PoolWorkflowID(spec.Namespace, spec.Kind, spec.Name)
+	id = contract.PoolWorkflowID(spec.Namespace, spec.Kind, spec.Name)
 	return id, r.start(id, workflows.PoolWorkflow, workflows.PoolInput{Spec: spec})
 }
 
@@ -52,7 +53,7 @@ func waitPool(r *recorder, id string, cond poolCond) workflows.PoolState {
 // deletePool drains a pool, then exports it and every runner it started.
 func (r *recorder) deletePool(id, run string) {
 	r.t.Helper()
-	r.signal(id, workflows.SignalDelete, nil)
+	r.signal(id, contract.SignalDelete, nil)
 	r.waitDone(id, nil)
 	r.exportChildren(r.export("", id, run))
 }
@@ -64,10 +65,10 @@ func TestRecordPoolHistories(t *testing.T) {
 		r := newRecorder(t, plain, "pool-scale")
 		id, run := r.startPool(poolSpec("pool-scale", v1alpha1.KindRunnerDeployment, 1, false))
 		waitPool(r, id, ready(1, "t1"))
-		r.signal(id, workflows.SignalScale, workflows.ScaleRequest{Replicas: 3})
+		r.signal(id, contract.SignalScale, workflows.ScaleRequest{Replicas: 3})
 		busy := waitPool(r, id, ready(3, "t1")).Runners[0].Name
 		fakes.set(fakes.busy, busy, true)
-		r.signal(id, workflows.SignalScale, workflows.ScaleRequest{Replicas: 1})
+		r.signal(id, contract.SignalScale, workflows.ScaleRequest{Replicas: 1})
 		waitPool(r, id, poolCond{"only the busy runner left", func(s workflows.PoolState) bool {
 			return len(s.Runners) == 1 && s.Runners[0].Name == busy
 		}})
@@ -81,7 +82,7 @@ func TestRecordPoolHistories(t *testing.T) {
 		r := newRecorder(t, plain, "pool-start-activity")
 		id, run := r.startPool(poolSpec("pool-start-activity", v1alpha1.KindRunnerDeployment, 2, false))
 		waitPool(r, id, ready(2, "t1"))
-		r.signal(id, workflows.SignalScale, workflows.ScaleRequest{Replicas: 4})
+		r.signal(id, contract.SignalScale, workflows.ScaleRequest{Replicas: 4})
 		waitPool(r, id, ready(4, "t1"))
 		r.deletePool(id, run)
 		r.finish()
@@ -94,7 +95,7 @@ func TestRecordPoolHistories(t *testing.T) {
 		waitPool(r, id, ready(2, "t1"))
 		spec.Generation, spec.TemplateHash = 2, "t2"
 		spec.Runner.Spec.Labels = []string{"linux", "v2"}
-		r.signal(id, workflows.SignalSpec, spec)
+		r.signal(id, contract.SignalSpec, spec)
 		waitPool(r, id, ready(2, "t2"))
 		r.deletePool(id, run)
 		r.finish()
@@ -115,7 +116,7 @@ func TestRecordPoolHistories(t *testing.T) {
 		waitPool(r, id, poolCond{"a registered registration-only runner", func(s workflows.PoolState) bool {
 			return len(s.Runners) == 1 && s.Runners[0].RegistrationOnly && s.Runners[0].Registered
 		}})
-		r.signal(id, workflows.SignalScale, workflows.ScaleRequest{Replicas: 1})
+		r.signal(id, contract.SignalScale, workflows.ScaleRequest{Replicas: 1})
 		waitPool(r, id, ready(1, "t1"))
 		r.deletePool(id, run)
 		r.finish()
@@ -128,10 +129,10 @@ func TestRecordPoolHistories(t *testing.T) {
 		// An idle pool runs no workflow task to see the suggestion: repeat the
 		// count it has until it continues as new.
 		for i := 0; i < compactHistory && !r.continued(id, run); i++ {
-			r.signal(id, workflows.SignalScale, workflows.ScaleRequest{Replicas: 2})
+			r.signal(id, contract.SignalScale, workflows.ScaleRequest{Replicas: 2})
 		}
 		r.waitContinued(id, run)
-		r.signal(id, workflows.SignalScale, workflows.ScaleRequest{Replicas: 0})
+		r.signal(id, contract.SignalScale, workflows.ScaleRequest{Replicas: 0})
 		waitPool(r, id, poolCond{"no runners", func(s workflows.PoolState) bool { return len(s.Runners) == 0 }})
 		r.deletePool(id, run)
 		r.finish()

@@ -20,7 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // historiesDir is where the replay test of package workflows reads histories.
@@ -54,7 +54,7 @@ func newRecorder(t *testing.T, s *server, scenario string) *recorder {
 // start starts a workflow and returns its first run ID.
 func (r *recorder) start(id string, wf, input any) string {
 	r.t.Helper()
-	run, err := r.c.ExecuteWorkflow(r.ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue}, wf, input)
+	run, err := r.c.ExecuteWorkflow(r.ctx, client.StartWorkflowOptions{ID: id, TaskQueue: contract.TaskQueue}, wf, input)
 	require.NoError(r.t, err, "start %s", id)
 	return run.GetRunID()
 }
@@ -83,7 +83,7 @@ func waitState[S any](r *recorder, id, what string, done func(S) bool) S {
 	var state S
 	r.poll(id+": "+what, func() (bool, string) {
 		var s S
-		v, err := r.c.QueryWorkflow(r.ctx, id, "", workflows.QueryState)
+		v, err := r.c.QueryWorkflow(r.ctx, id, "", contract.QueryState)
 		if err == nil {
 			err = v.Get(&s)
 		}
@@ -111,7 +111,7 @@ func (r *recorder) describe(id string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var state json.RawMessage
-	if v, err := r.c.QueryWorkflow(ctx, id, "", workflows.QueryState); err != nil {
+	if v, err := r.c.QueryWorkflow(ctx, id, "", contract.QueryState); err != nil {
 		state = json.RawMessage(strconv.Quote(err.Error()))
 	} else if err := v.Get(&state); err != nil {
 		state = json.RawMessage(strconv.Quote(err.Error()))

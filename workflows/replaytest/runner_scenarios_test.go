@@ -13,6 +13,7 @@ import (
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/github"
 	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // ns is the Kubernetes namespace in every recorded workflow ID.
@@ -43,7 +44,7 @@ func runnerIn(name string, ephemeral bool) workflows.RunnerInput {
 	pod.Name, pod.Namespace, pod.Pool = name, ns, "sink"
 	return workflows.RunnerInput{
 		Pod: pod, Scope: scope, Ephemeral: ephemeral, Timings: fastRunner,
-		PoolWorkflowID: workflows.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, "sink"),
+		PoolWorkflowID: contract.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, "sink"),
 	}
 }
 
@@ -70,7 +71,7 @@ type runnerScenario struct {
 func TestRecordRunnerHistories(t *testing.T) {
 	needServers(t)
 	sink := newRecorder(t, plain, "sink")
-	sinkID := workflows.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, "sink")
+	sinkID := contract.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, "sink")
 	sink.start(sinkID, workflows.PoolWorkflow, workflows.PoolInput{Spec: workflows.PoolSpec{
 		Namespace: ns, Kind: v1alpha1.KindRunnerDeployment, Name: "sink", Generation: 1, Scope: scope,
 	}})
@@ -78,14 +79,14 @@ func TestRecordRunnerHistories(t *testing.T) {
 		// The sink outlives the recorder's deadline; it needs a context of its own.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		require.NoError(t, plain.client.SignalWorkflow(ctx, sinkID, "", workflows.SignalDelete, nil))
+		require.NoError(t, plain.client.SignalWorkflow(ctx, sinkID, "", contract.SignalDelete, nil))
 	})
 
 	for _, sc := range runnerScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
 			r := newRecorder(t, plain, sc.name)
 			name := sc.name + "-x1"
-			id := workflows.RunnerWorkflowID(ns, name)
+			id := contract.RunnerWorkflowID(ns, name)
 			if sc.prepare != nil {
 				sc.prepare(name)
 			}
@@ -118,7 +119,7 @@ func waitPhase(r *recorder, id string, phase workflows.RunnerPhase) workflows.Ru
 
 // idle brings a runner's pod up and waits until GitHub lists the runner.
 func idle(r *recorder, id, name string) {
-	r.signal(id, workflows.SignalPod, running(name, "1", true))
+	r.signal(id, contract.SignalPod, running(name, "1", true))
 	waitPhase(r, id, workflows.PhaseIdle)
 }
 
@@ -127,7 +128,7 @@ func idle(r *recorder, id, name string) {
 func stopWhileBusy(r *recorder, id, name string) {
 	idle(r, id, name)
 	fakes.set(fakes.busy, name, true)
-	r.signal(id, workflows.SignalStop, workflows.StopRequest{Reason: "scale-down"})
+	r.signal(id, contract.SignalStop, workflows.StopRequest{Reason: "scale-down"})
 	waitPhase(r, id, workflows.PhaseBusy)
 	fakes.set(fakes.busy, name, false)
 }
@@ -169,21 +170,21 @@ func activityRunnerScenarios() []runnerScenario {
 		name: "runner-ephemeral-job-done", in: ephemeral, reason: workflows.EndCompleted,
 		drive: func(r *recorder, id, name, _ string) {
 			idle(r, id, name)
-			r.signal(id, workflows.SignalPod, running(name, "1", true)) // a repeated event changes nothing
-			r.signal(id, workflows.SignalPod, exited(name, "2", corev1.PodSucceeded))
+			r.signal(id, contract.SignalPod, running(name, "1", true)) // a repeated event changes nothing
+			r.signal(id, contract.SignalPod, exited(name, "2", corev1.PodSucceeded))
 		},
 	}, {
 		name: "runner-stop-idle", reason: workflows.EndStopped,
 		drive: func(r *recorder, id, name, _ string) {
 			idle(r, id, name)
-			r.signal(id, workflows.SignalStop, workflows.StopRequest{Reason: "scale-down"})
+			r.signal(id, contract.SignalStop, workflows.StopRequest{Reason: "scale-down"})
 		},
 	}, {
 		// 422 on RemoveRunner: an ephemeral runner waits for its job to end.
 		name: "runner-busy-ephemeral", in: ephemeral, reason: workflows.EndStopped,
 		drive: func(r *recorder, id, name, _ string) {
 			stopWhileBusy(r, id, name)
-			r.signal(id, workflows.SignalPod, exited(name, "2", corev1.PodSucceeded))
+			r.signal(id, contract.SignalPod, exited(name, "2", corev1.PodSucceeded))
 		},
 	}, {
 		// 422 on RemoveRunner: a static runner asks again after BusyRetry.
@@ -193,7 +194,7 @@ func activityRunnerScenarios() []runnerScenario {
 		name: "runner-registration-timeout", reason: workflows.EndRegistrationTimeout,
 		prepare: func(name string) { fakes.set(fakes.neverRegister, name, true) },
 		drive: func(r *recorder, id, name, _ string) {
-			r.signal(id, workflows.SignalPod, running(name, "1", true))
+			r.signal(id, contract.SignalPod, running(name, "1", true))
 		},
 	}, {
 		name: "runner-create-failed", reason: workflows.EndCreateFailed,
@@ -202,7 +203,7 @@ func activityRunnerScenarios() []runnerScenario {
 		name: "runner-pod-deleted", reason: workflows.EndPodDeleted,
 		drive: func(r *recorder, id, name, _ string) {
 			idle(r, id, name)
-			r.signal(id, workflows.SignalPod, activities.PodState{UID: podUID(name), ResourceVersion: "2"})
+			r.signal(id, contract.SignalPod, activities.PodState{UID: podUID(name), ResourceVersion: "2"})
 		},
 	}, {
 		// Registered, then its pod deleted on purpose; stays registered until stopped.
@@ -215,7 +216,7 @@ func activityRunnerScenarios() []runnerScenario {
 		drive: func(r *recorder, id, name, _ string) {
 			idle(r, id, name)
 			waitState(r, id, "pod released", func(s workflows.RunnerState) bool { return s.PodReleased })
-			r.signal(id, workflows.SignalStop, workflows.StopRequest{Reason: "scale-up"})
+			r.signal(id, contract.SignalStop, workflows.StopRequest{Reason: "scale-up"})
 		},
 	}, {
 		// The run after a continue-as-new that drained a stop signal: it starts
@@ -240,11 +241,11 @@ func activityRunnerScenarios() []runnerScenario {
 			return in
 		},
 		drive: func(r *recorder, id, name, firstRun string) {
-			r.signal(id, workflows.SignalPod, running(name, "1", true))
+			r.signal(id, contract.SignalPod, running(name, "1", true))
 			r.waitContinued(id, firstRun)
 			fakes.set(fakes.neverRegister, name, false)
 			waitPhase(r, id, workflows.PhaseIdle)
-			r.signal(id, workflows.SignalStop, workflows.StopRequest{Reason: "scale-down"})
+			r.signal(id, contract.SignalStop, workflows.StopRequest{Reason: "scale-down"})
 		},
 	}}
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/internal/teststack"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 var record = flag.Bool("record", false,
@@ -75,7 +75,7 @@ func runWithServers(m *testing.M) int {
 
 func startServer(ctx context.Context, dynamicConfig map[string]string) (*server, error) {
 	stack, err := teststack.Start(ctx, teststack.Options{
-		Temporal: true, SearchAttributes: workflows.SearchAttributeTypes(), TemporalDynamicConfig: dynamicConfig,
+		Temporal: true, SearchAttributes: contract.SearchAttributeTypes(), TemporalDynamicConfig: dynamicConfig,
 	})
 	if err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func startServer(ctx context.Context, dynamicConfig map[string]string) (*server,
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w (and stop: %v)", stack.TemporalAddress, err, stack.Stop())
 	}
-	w := worker.New(c, workflows.TaskQueue, worker.Options{})
+	w := worker.New(c, contract.TaskQueue, worker.Options{})
 	for _, wf := range Workflows {
 		w.RegisterWorkflow(wf)
 	}

@@ -1,4 +1,4 @@
-package worker
+package hraspec
 
 import (
 	"errors"
@@ -10,7 +10,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // Target is what an autoscaler needs of its RunnerDeployment or RunnerSet.
@@ -28,31 +29,31 @@ func TargetOfRunnerSet(rs *v1alpha1.RunnerSet) Target {
 	return Target{Kind: v1alpha1.KindRunnerSet, Name: rs.Name, Config: rs.Spec.RunnerConfig}
 }
 
-// AutoscalerOptions are the process-wide autoscaling settings (ARC's flags).
-type AutoscalerOptions struct {
+// Options are the process-wide autoscaling settings (ARC's flags).
+type Options struct {
 	DefaultScaleDownDelay time.Duration // --default-scale-down-delay
 	BatchWindow           time.Duration
 	SyncPeriod            time.Duration // --sync-period
 	ReconcilePeriod       time.Duration
 }
 
-// AutoscalerSpecOf builds an autoscaler's spec from its HRA and target.
-func AutoscalerSpecOf(hra *v1alpha1.HorizontalRunnerAutoscaler, target Target, opts AutoscalerOptions) (workflows.AutoscalerSpec, error) {
+// Of builds an autoscaler's spec from its HRA and target.
+func Of(hra *v1alpha1.HorizontalRunnerAutoscaler, target Target, opts Options) (contract.AutoscalerSpec, error) {
 	if err := hra.Validate(); err != nil {
-		return workflows.AutoscalerSpec{}, err
+		return contract.AutoscalerSpec{}, err
 	}
 	if target.Kind != hra.Spec.TargetKind() || target.Name != hra.Spec.ScaleTargetRef.Name {
-		return workflows.AutoscalerSpec{}, errors.New("the scale target does not match scaleTargetRef")
+		return contract.AutoscalerSpec{}, errors.New("the scale target does not match scaleTargetRef")
 	}
 	trigger, _ := hra.Spec.WorkflowJobTrigger()
-	spec := workflows.AutoscalerSpec{
+	spec := contract.AutoscalerSpec{
 		Namespace: hra.Namespace, Name: hra.Name, Generation: hra.Generation,
 		TargetKind: target.Kind, TargetName: target.Name,
 		Min: hra.Spec.MinReplicasOrDefault(), Max: *hra.Spec.MaxReplicas,
 		ScaleDownDelay:  hra.Spec.ScaleDownDelay(opts.DefaultScaleDownDelay),
 		TriggerDuration: trigger.DurationOrDefault(),
 		Metrics:         hra.Spec.Metrics, Overrides: hra.Spec.ScheduledOverrides, Capacity: hra.Spec.CapacityReservations,
-		Scope: scopeOf(target.Config), TargetLabels: target.Config.Labels,
+		Scope: ScopeOf(target.Config), TargetLabels: target.Config.Labels,
 		BatchWindow: opts.BatchWindow, SyncPeriod: opts.SyncPeriod, ReconcilePeriod: opts.ReconcilePeriod,
 	}
 	switch {
@@ -99,4 +100,9 @@ func getTyped(lister cache.GenericLister, namespace, name string, into any) erro
 		return errors.New("not an unstructured object")
 	}
 	return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into)
+}
+
+// ScopeOf is the GitHub scope a runner config registers in.
+func ScopeOf(c v1alpha1.RunnerConfig) github.Scope {
+	return github.Scope{Enterprise: c.Enterprise, Organization: c.Organization, Repository: c.Repository}
 }

@@ -1,4 +1,4 @@
-package worker
+package informer
 
 import (
 	"context"
@@ -17,11 +17,11 @@ import (
 // an informer and a lister for every built-in API group, about 120 packages whose
 // code and init functions every arcflow process maps and runs for nothing.
 
-// NewResourceInformer watches one custom resource in a namespace (all when
+// ForResource watches one custom resource in a namespace (all when
 // empty). Its cache keeps objects without their managedFields and kubectl's
 // last-applied annotation, which nobody here reads and which can double an
 // object's size.
-func NewResourceInformer(dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace string) (cache.SharedIndexInformer, cache.GenericLister) {
+func ForResource(dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace string) (cache.SharedIndexInformer, cache.GenericLister) {
 	client := dyn.Resource(gvr).Namespace(namespace)
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
@@ -35,17 +35,17 @@ func NewResourceInformer(dyn dynamic.Interface, gvr schema.GroupVersionResource,
 		Indexers:          cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
 		ObjectDescription: gvr.String(),
 	})
-	_ = informer.SetTransform(StripResource) // fails only once started
+	_ = informer.SetTransform(Strip) // fails only once started
 	return informer, cache.NewGenericLister(informer.GetIndexer(), gvr.GroupResource())
 }
 
 // lastApplied is the annotation `kubectl apply` writes: the whole manifest again.
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
-// StripResource is the informers' transform of custom resources: it drops the
+// Strip is the informers' transform of custom resources: it drops the
 // managedFields and the last-applied annotation, in place (client-go hands the
 // transform an object nobody else holds yet). It is idempotent.
-func StripResource(obj any) (any, error) {
+func Strip(obj any) (any, error) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
 		return obj, nil
@@ -61,9 +61,9 @@ func StripResource(obj any) (any, error) {
 	return u, nil
 }
 
-// RunInformers runs informers until ctx ends and waits for their caches to fill.
+// Run runs informers until ctx ends and waits for their caches to fill.
 // The returned wait blocks until every informer has stopped.
-func RunInformers(ctx context.Context, informers ...cache.SharedIndexInformer) (synced bool, wait func()) {
+func Run(ctx context.Context, informers ...cache.SharedIndexInformer) (synced bool, wait func()) {
 	done := make(chan struct{}, len(informers))
 	hasSynced := make([]cache.InformerSynced, 0, len(informers))
 	for _, informer := range informers {

@@ -1,0 +1,12 @@
+package contract
+
+// JobEvent is the payload of the autoscaler's job signal: one workflow_job
+// delivery, as the webhook server accepted it.
+type JobEvent struct {
+	DeliveryID string `json:"deliveryID"`
+	JobID      int64  `json:"jobID"`
+	// Action is queued or completed; the webhook drops the others.
+	Action string `json:"action"`
+	// Repository is owner/name, for logs and the reconcile.
+	Repository string `json:"repository,omitempty"`
+}
