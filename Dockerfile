@@ -19,7 +19,9 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
-    go build -trimpath -ldflags "-s -w -X main.version=$VERSION" -o /out/arcflow ./cmd/arcflow
+    go build -trimpath -ldflags "-s -w -X main.version=$VERSION" -o /out/arcflow ./cmd/arcflow && \
+    CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
+    go build -trimpath -tags webhookonly -ldflags "-s -w -X main.version=$VERSION" -o /out/arcflow-webhook ./cmd/arcflow
 
 # CA certificates from Debian's ca-certificates package, and nonroot's home.
 FROM debian:bookworm-slim AS certs
@@ -44,7 +46,7 @@ LABEL org.opencontainers.image.source="https://github.com/arcflow/arcflow" \
 COPY internal/image/rootfs/etc/passwd internal/image/rootfs/etc/group /etc/
 COPY --from=certs /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
 COPY --from=certs --chown=65532:65532 /home/nonroot /home/nonroot
-COPY --from=build /out/arcflow /usr/local/bin/arcflow
+COPY --from=build /out/arcflow /out/arcflow-webhook /usr/local/bin/
 ENV PATH=/usr/local/bin
 USER 65532:65532
 ENTRYPOINT ["arcflow"]

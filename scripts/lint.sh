@@ -9,6 +9,7 @@ if [ -n "$unformatted" ]; then
 	echo "gofmt would change:" >&2; echo "$unformatted" >&2; exit 1
 fi
 go vet ./...
+go vet -tags webhookonly ./cmd/arcflow # the webhook server alone (arcflow-webhook)
 
 # A clone holds source: no tracked file over 1 MB (a build output committed by
 # accident is the usual culprit; generated CRDs and fixtures stay well under it).

@@ -68,8 +68,8 @@ func run(ctx context.Context, out, platformList, version, caBundle string) error
 		fmt.Printf("%-11s %s  %.1f MB compressed  docker load -i %s\n",
 			img.Platform, img.Digest, float64(img.CompressedSize)/1e6, tarPath)
 	}
-	fmt.Printf("verified    user %s, entrypoint %v, labels; files: /etc/passwd, /etc/group, %s, %s and their directories\n",
-		image.User, image.Entrypoint, image.CABundlePath, image.BinaryPath)
+	fmt.Printf("verified    user %s, entrypoint %v, labels; files: /etc/passwd, /etc/group, %s, %s, %s and their directories\n",
+		image.User, image.Entrypoint, image.CABundlePath, image.BinaryPath, image.WebhookBinaryPath)
 	fmt.Printf("CA bundle   %s (%s)\n", caBundle, meta.CACertificates)
 	return nil
 }

@@ -1,11 +1,10 @@
+//go:build !webhookonly
+
 package main
 
 import (
 	"context"
 	"flag"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -51,9 +50,4 @@ func runAll(args []string) error {
 		})
 	}
 	return g.Wait()
-}
-
-// signalContext ends on SIGINT or SIGTERM (Kubernetes stops a pod with SIGTERM).
-func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

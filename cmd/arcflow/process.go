@@ -1,59 +1,56 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
 	"runtime/debug"
+	"syscall"
 
+	"github.com/arcflow/arcflow/internal/telemetry"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-
-	"github.com/arcflow/arcflow/worker"
 )
 
 // process is what the parts of a long-running command share: one logger, one
-// Prometheus registry, one Kubernetes client and one Temporal client. `arcflow
-// all` runs the worker and the webhook on one of each.
+// Prometheus registry, one Kubernetes REST config and dynamic client, and one
+// Temporal client. `arcflow all` runs the worker and the webhook on one of each.
+// The typed clientset is the worker's own (see newWorkerPart): creating it runs
+// the constructors of every API group's client, and linking it maps about 19 MiB
+// more of the binary into a process, so the webhook server, which reads custom
+// resources through the dynamic client, is built without it (webhookonly).
 type process struct {
-	log      *slog.Logger
-	reg      *prometheus.Registry
-	kube     kubernetes.Interface // nil without the worker
-	dynamic  dynamic.Interface
-	temporal client.Client
+	log        *slog.Logger
+	reg        *prometheus.Registry
+	restConfig *rest.Config
+	dynamic    dynamic.Interface
+	temporal   client.Client
 }
 
-// newProcess builds the clients. Only a process that runs the worker builds the
-// typed Kubernetes clientset: creating it runs the constructors of every API
-// group's client, which alone maps about 6 MiB more of the binary into the
-// webhook's resident set (the webhook reads custom resources through the dynamic
-// client). A webhook-only process dials Temporal lazily, so it starts, and
-// answers 503, while Temporal is unreachable; the worker connects at once.
+// newProcess builds the clients. A webhook-only process dials Temporal lazily,
+// so it starts, and answers 503, while Temporal is unreachable; a process that
+// runs the worker connects at once.
 func newProcess(c *commonFlags, withWorker bool) (*process, error) {
 	p := &process{log: newLogger(c.logLevel, c.logFormat), reg: newRegistry()}
 	setGCDefault()
-	restConfig, err := kubeRESTConfig(c.kubeconfig, c.kubeQPS, c.kubeBurst)
-	if err != nil {
+	var err error
+	if p.restConfig, err = kubeRESTConfig(c.kubeconfig, c.kubeQPS, c.kubeBurst); err != nil {
 		return nil, err
 	}
-	worker.NewKubernetesRequests(p.reg).Instrument(restConfig)
-	if withWorker {
-		if p.kube, err = kubernetes.NewForConfig(restConfig); err != nil {
-			return nil, fmt.Errorf("kubernetes client: %w", err)
-		}
-	}
-	if p.dynamic, err = dynamic.NewForConfig(restConfig); err != nil {
+	telemetry.NewKubernetesRequests(p.reg).Instrument(p.restConfig)
+	if p.dynamic, err = dynamic.NewForConfig(p.restConfig); err != nil {
 		return nil, fmt.Errorf("kubernetes dynamic client: %w", err)
 	}
 	topts, err := c.temporal.options(p.log)
 	if err != nil {
 		return nil, err
 	}
-	topts.MetricsHandler = worker.NewTemporalMetrics(p.reg)
+	topts.MetricsHandler = telemetry.NewTemporalMetrics(p.reg)
 	if !withWorker {
 		if p.temporal, err = client.NewLazyClient(topts); err != nil {
 			return nil, fmt.Errorf("temporal client: %w", err)
@@ -109,4 +106,9 @@ func kubeRESTConfig(kubeconfig string, qps, burst int) (*rest.Config, error) {
 	}
 	cfg.QPS, cfg.Burst = float32(qps), burst
 	return cfg, nil
+}
+
+// signalContext ends on SIGINT or SIGTERM (Kubernetes stops a pod with SIGTERM).
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

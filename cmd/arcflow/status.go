@@ -1,3 +1,5 @@
+//go:build !webhookonly
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+//go:build !webhookonly
+
 package main
 
 import (
@@ -6,6 +8,7 @@ import (
 	"fmt"
 
 	sdkworker "go.temporal.io/sdk/worker"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/github"
@@ -43,6 +46,7 @@ func runWorker(args []string) error {
 // to run.
 type workerPart struct {
 	p       *process
+	kube    kubernetes.Interface
 	common  *commonFlags
 	flags   *workerFlags
 	gh      *github.Client
@@ -61,11 +65,15 @@ func newWorkerPart(p *process, common *commonFlags, flags *workerFlags) (*worker
 	if err != nil {
 		return nil, err
 	}
+	kube, err := kubernetes.NewForConfig(p.restConfig)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client: %w", err)
+	}
 	worker.SetStickyCacheSize(flags.stickyCacheSize)
 	w := worker.New(p.temporal,
-		&activities.Kubernetes{Client: p.kube, Dynamic: p.dynamic, Tokens: gh, Defaults: flags.podDefaults},
+		&activities.Kubernetes{Client: kube, Dynamic: p.dynamic, Tokens: gh, Defaults: flags.podDefaults},
 		&activities.GitHub{Registry: gh, Jobs: gh})
-	return &workerPart{p: p, common: common, flags: flags, gh: gh, worker: w, metrics: worker.NewResourceMetrics(p.reg)}, nil
+	return &workerPart{p: p, kube: kube, common: common, flags: flags, gh: gh, worker: w, metrics: worker.NewResourceMetrics(p.reg)}, nil
 }
 
 // run polls Temporal and, while leading, watches Kubernetes, until ctx ends.
@@ -76,10 +84,10 @@ func (wp *workerPart) run(ctx context.Context) error {
 	defer wp.worker.Stop()
 	log, ns := wp.p.log, wp.common.watchNamespace
 	log.Info("arcflow worker started", "temporal", wp.common.temporal.address, "namespace", wp.common.temporal.namespace)
-	return worker.RunWhileLeader(ctx, wp.p.kube, wp.flags.election, log, func(ctx context.Context) {
-		pods := worker.NewPodWatcher(wp.p.kube, wp.p.temporal, ns, log)
+	return worker.RunWhileLeader(ctx, wp.kube, wp.flags.election, log, func(ctx context.Context) {
+		pods := worker.NewPodWatcher(wp.kube, wp.p.temporal, ns, log)
 		resources := &worker.ResourceWatcher{
-			Kube: wp.p.kube, Dynamic: wp.p.dynamic, Temporal: wp.p.temporal, RunnerURL: wp.gh.RunnerURL(),
+			Kube: wp.kube, Dynamic: wp.p.dynamic, Temporal: wp.p.temporal, RunnerURL: wp.gh.RunnerURL(),
 			Namespace: ns, Autoscaling: *wp.common.autoscaling, Log: log, Metrics: wp.metrics,
 		}
 		errs := make(chan error, 2)

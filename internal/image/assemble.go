@@ -27,11 +27,16 @@ func (p Platform) Split() (goos, goarch string, err error) {
 	return goos, goarch, nil
 }
 
+// Binaries are one platform's built programs: arcflow, and the webhook server
+// alone (see WebhookBinaryPath).
+type Binaries struct {
+	Arcflow, Webhook []byte
+}
+
 // Assemble makes the OCI index of one image per platform from already built
-// binaries (platform to file contents) and the CA bundle. The layer with users,
-// groups and CA bundle is the same blob on every platform; the binary is a
-// layer of its own.
-func Assemble(meta Metadata, caBundle []byte, binaries map[Platform][]byte) (v1.ImageIndex, error) {
+// binaries and the CA bundle. The layer with users, groups and CA bundle is the
+// same blob on every platform; the binaries are a layer of their own.
+func Assemble(meta Metadata, caBundle []byte, binaries map[Platform]Binaries) (v1.ImageIndex, error) {
 	base, err := baseFiles(caBundle)
 	if err != nil {
 		return nil, err
@@ -60,7 +65,7 @@ func Assemble(meta Metadata, caBundle []byte, binaries map[Platform][]byte) (v1.
 	return annotated, nil
 }
 
-func platformImage(p Platform, meta Metadata, labels map[string]string, baseLayer v1.Layer, binary []byte) (v1.Image, error) {
+func platformImage(p Platform, meta Metadata, labels map[string]string, baseLayer v1.Layer, binary Binaries) (v1.Image, error) {
 	goos, goarch, err := p.Split()
 	if err != nil {
 		return nil, err
@@ -92,7 +97,7 @@ func platformImage(p Platform, meta Metadata, labels map[string]string, baseLaye
 			Created: v1.Time{Time: meta.Created}, CreatedBy: "arcflow-image: /etc/passwd, /etc/group (nonroot 65532), " + meta.CACertificates,
 		}},
 		mutate.Addendum{Layer: binLayer, MediaType: types.OCILayer, History: v1.History{
-			Created: v1.Time{Time: meta.Created}, CreatedBy: "arcflow-image: " + BinaryPath + " " + meta.Version + " (CGO_ENABLED=0, -trimpath, -s -w)",
+			Created: v1.Time{Time: meta.Created}, CreatedBy: "arcflow-image: " + BinaryPath + ", " + WebhookBinaryPath + " " + meta.Version + " (CGO_ENABLED=0, -trimpath, -s -w)",
 		}},
 	)
 	if err != nil {
@@ -106,6 +111,6 @@ func platformImage(p Platform, meta Metadata, labels map[string]string, baseLaye
 }
 
 // sortedPlatforms orders the index's manifests, so the index digest is stable.
-func sortedPlatforms(binaries map[Platform][]byte) []Platform {
+func sortedPlatforms(binaries map[Platform]Binaries) []Platform {
 	return slices.Sorted(maps.Keys(binaries))
 }

@@ -21,8 +21,11 @@ var testMeta = Metadata{
 
 const testBundle = "-----BEGIN CERTIFICATE-----\nnot a real certificate\n-----END CERTIFICATE-----\n"
 
-func stubBinaries() map[Platform][]byte {
-	return map[Platform][]byte{"linux/amd64": []byte("amd64 arcflow"), "linux/arm64": []byte("arm64 arcflow")}
+func stubBinaries() map[Platform]Binaries {
+	return map[Platform]Binaries{
+		"linux/amd64": {Arcflow: []byte("amd64 arcflow"), Webhook: []byte("amd64 arcflow-webhook")},
+		"linux/arm64": {Arcflow: []byte("arm64 arcflow"), Webhook: []byte("arm64 arcflow-webhook")},
+	}
 }
 
 // writeStubLayout assembles the image from stand-in binaries, as make image does
@@ -138,9 +141,14 @@ func TestUnpackLaysOutThePlatformsFilesystem(t *testing.T) {
 	binary, err := os.ReadFile(filepath.Join(root, BinaryPath))
 	require.NoError(t, err)
 	require.Equal(t, "arm64 arcflow", string(binary))
-	st, err := os.Stat(filepath.Join(root, BinaryPath))
+	webhook, err := os.ReadFile(filepath.Join(root, WebhookBinaryPath))
 	require.NoError(t, err)
-	require.Equal(t, os.FileMode(0o755), st.Mode().Perm())
+	require.Equal(t, "arm64 arcflow-webhook", string(webhook))
+	for _, program := range []string{BinaryPath, WebhookBinaryPath} {
+		st, err := os.Stat(filepath.Join(root, program))
+		require.NoError(t, err)
+		require.Equal(t, os.FileMode(0o755), st.Mode().Perm())
+	}
 	passwd, err := os.ReadFile(filepath.Join(root, "etc/passwd"))
 	require.NoError(t, err)
 	require.Contains(t, string(passwd), "nonroot:x:65532:65532:")

@@ -84,15 +84,22 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("image build: %w", err)
 	}
 	defer func() { _ = os.RemoveAll(binDir) }()
-	binaries := map[Platform][]byte{}
+	binaries := map[Platform]Binaries{}
 	for _, p := range opts.Platforms {
-		out := filepath.Join(binDir, strings.ReplaceAll(string(p), "/", "-"), "arcflow")
-		if err := CompileArcflow(ctx, opts.ModuleDir, p, opts.Metadata.Version, out); err != nil {
-			return nil, err
+		var b Binaries
+		for _, program := range []struct {
+			name, tags string
+			into       *[]byte
+		}{{"arcflow", "", &b.Arcflow}, {"arcflow-webhook", "webhookonly", &b.Webhook}} {
+			out := filepath.Join(binDir, strings.ReplaceAll(string(p), "/", "-"), program.name)
+			if err := CompileArcflow(ctx, opts.ModuleDir, p, opts.Metadata.Version, program.tags, out); err != nil {
+				return nil, err
+			}
+			if *program.into, err = os.ReadFile(out); err != nil {
+				return nil, fmt.Errorf("image build: %w", err)
+			}
 		}
-		if binaries[p], err = os.ReadFile(out); err != nil {
-			return nil, fmt.Errorf("image build: %w", err)
-		}
+		binaries[p] = b
 	}
 	idx, err := Assemble(*opts.Metadata, caBundle, binaries)
 	if err != nil {
@@ -105,13 +112,14 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 }
 
 // CompileArcflow builds ./cmd/arcflow of the module in moduleDir for one platform,
-// as the image ships it: static, reproducible, stripped, version stamped.
-func CompileArcflow(ctx context.Context, moduleDir string, p Platform, version, out string) error {
+// with the given build tags (webhookonly: the webhook server alone), as the image
+// ships it: static, reproducible, stripped, version stamped.
+func CompileArcflow(ctx context.Context, moduleDir string, p Platform, version, tags, out string) error {
 	goos, goarch, err := p.Split()
 	if err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath",
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-tags", tags,
 		"-ldflags", "-s -w -X main.version="+version, "-o", out, "./cmd/arcflow")
 	cmd.Dir = moduleDir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch)

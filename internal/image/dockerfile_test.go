@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -112,7 +113,8 @@ func TestDockerfileBuildsTheSameImage(t *testing.T) {
 		"passwd and group are the files the Go builder embeds")
 	require.Contains(t, copies, "--from=certs "+CABundlePath+" "+CABundlePath)
 	require.Contains(t, copies, "--from=certs --chown=65532:65532 /home/nonroot /home/nonroot")
-	require.Contains(t, copies, "--from=build /out/arcflow "+BinaryPath)
+	require.Contains(t, copies, "--from=build /out/arcflow /out/arcflow-webhook "+path.Dir(BinaryPath)+"/")
+	require.Equal(t, path.Dir(BinaryPath), path.Dir(WebhookBinaryPath))
 	require.Len(t, copies, 4, "nothing else lands in the image")
 
 	var goBuild string
@@ -121,7 +123,8 @@ func TestDockerfileBuildsTheSameImage(t *testing.T) {
 			goBuild = in.args
 		}
 	}
-	for _, want := range []string{"CGO_ENABLED=0", "-trimpath", `-ldflags "-s -w -X main.version=$VERSION"`, "./cmd/arcflow"} {
+	for _, want := range []string{"CGO_ENABLED=0", "-trimpath", `-ldflags "-s -w -X main.version=$VERSION"`, "-o /out/arcflow ./cmd/arcflow",
+		"-tags webhookonly", "-o /out/arcflow-webhook ./cmd/arcflow"} {
 		require.Contains(t, goBuild, want)
 	}
 }

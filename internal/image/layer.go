@@ -51,12 +51,12 @@ func baseFiles(caBundle []byte) ([]file, error) {
 }
 
 // binaryFiles is the arcflow binary and its parent directories.
-func binaryFiles(binary []byte) []file {
+func binaryFiles(b Binaries) []file {
 	files := []file{}
 	for dir := path.Dir(BinaryPath); dir != "/"; dir = path.Dir(dir) {
 		files = append([]file{{name: dir, dir: true, mode: 0o755}}, files...)
 	}
-	return append(files, file{name: BinaryPath, mode: 0o755, data: binary})
+	return append(files, file{name: BinaryPath, mode: 0o755, data: b.Arcflow}, file{name: WebhookBinaryPath, mode: 0o755, data: b.Webhook})
 }
 
 // tarLayer writes files into a tar with every time set to created and no user

@@ -10,11 +10,11 @@ import (
 )
 
 // ExpectedFiles is everything an arcflow image holds, as Files lists it: users,
-// groups, the CA bundle and the binary. No shell, no package manager.
+// groups, the CA bundle and the two binaries. No shell, no package manager.
 var ExpectedFiles = []string{
 	"etc/", "etc/group", "etc/passwd", "etc/ssl/", "etc/ssl/certs/", "etc/ssl/certs/ca-certificates.crt",
 	"home/", "home/nonroot/",
-	"usr/", "usr/local/", "usr/local/bin/", "usr/local/bin/arcflow",
+	"usr/", "usr/local/", "usr/local/bin/", "usr/local/bin/arcflow", "usr/local/bin/arcflow-webhook",
 }
 
 // Verify checks that img is an arcflow image for platform p built with meta: its

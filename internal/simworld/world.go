@@ -34,7 +34,8 @@ type Config struct {
 	Namespace string
 	// Dir receives the process logs.
 	Dir string
-	// Binary is a built `arcflow`; see BuildArcflow.
+	// Binary is a built `arcflow`, with arcflow-webhook beside it, which runs the
+	// webhook replicas; see BuildArcflow.
 	Binary string
 	// Orgs are the GitHub owners that are organizations.
 	Orgs []string
@@ -156,7 +157,7 @@ func (w *World) startReplicas(env []string) error {
 	}
 	for i := range cfg.Webhooks {
 		addr := fmt.Sprintf("127.0.0.1:%d", ports[cfg.Workers+i])
-		p, err := startProcess(cfg.Dir, replicaName("webhook", i), cfg.Binary, env,
+		p, err := startProcess(cfg.Dir, replicaName("webhook", i), WebhookBinary(cfg.Binary), env,
 			append([]string{"webhook", "--webhook-addr=" + addr}, common...)...)
 		if err != nil {
 			return err
@@ -244,15 +245,23 @@ func (w *World) Stop() error {
 	return w.GitHub.Close()
 }
 
-// BuildArcflow builds cmd/arcflow into dir and returns the binary's path.
+// BuildArcflow builds cmd/arcflow into dir, and beside it arcflow-webhook (the
+// webhook server alone, as the image ships it), and returns arcflow's path.
 func BuildArcflow(ctx context.Context, repoRoot, dir string) (string, error) {
 	bin := filepath.Join(dir, "arcflow")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/arcflow")
-	cmd.Dir = repoRoot
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build arcflow: %w: %s", err, out)
+	for _, build := range [][]string{{"-o", bin}, {"-tags", "webhookonly", "-o", WebhookBinary(bin)}} {
+		cmd := exec.CommandContext(ctx, "go", append(append([]string{"build"}, build...), "./cmd/arcflow")...)
+		cmd.Dir = repoRoot
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("build %s: %w: %s", filepath.Base(build[len(build)-1]), err, out)
+		}
 	}
 	return bin, nil
+}
+
+// WebhookBinary is the webhook server that BuildArcflow builds beside arcflow.
+func WebhookBinary(arcflow string) string {
+	return filepath.Join(filepath.Dir(arcflow), "arcflow-webhook")
 }
 
 // Namespace is the world's namespace.

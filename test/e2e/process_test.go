@@ -2,13 +2,14 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
 
+	"github.com/arcflow/arcflow/internal/simworld"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,7 +19,8 @@ var (
 	errBuilding error
 )
 
-// arcflowBinary builds cmd/arcflow once per test binary.
+// arcflowBinary builds cmd/arcflow, and arcflow-webhook beside it, once per test
+// binary.
 func arcflowBinary(t *testing.T) string {
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "arcflow-bin-")
@@ -26,22 +28,11 @@ func arcflowBinary(t *testing.T) string {
 			errBuilding = err
 			return
 		}
-		arcflowBin = filepath.Join(dir, "arcflow")
-		out, err := exec.Command("go", "build", "-o", arcflowBin, "../../cmd/arcflow").CombinedOutput()
-		if err != nil {
-			errBuilding = &buildError{err: err, out: string(out)}
-		}
+		arcflowBin, errBuilding = simworld.BuildArcflow(context.Background(), repoRoot(t), dir)
 	})
 	require.NoError(t, errBuilding)
 	return arcflowBin
 }
-
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
 
 // arcflowProcess is an arcflow command running as its own process, so a test can
 // kill it with SIGKILL like a crashed pod.

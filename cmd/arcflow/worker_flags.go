@@ -1,0 +1,47 @@
+//go:build !webhookonly
+
+package main
+
+import (
+	"flag"
+
+	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/worker"
+)
+
+// workerFlags are the flags of the Temporal worker and the Kubernetes watchers.
+type workerFlags struct {
+	podDefaults               activities.PodDefaults
+	commonLabels, pullSecrets string
+	election                  worker.LeaderElection
+	metricsAddr               string
+	stickyCacheSize           int
+}
+
+func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
+	w := &workerFlags{podDefaults: activities.DefaultPodDefaults()}
+	d := &w.podDefaults
+	fs.StringVar(&d.RunnerImage, "runner-image", d.RunnerImage, "default runner image")
+	fs.StringVar(&d.DockerImage, "docker-image", d.DockerImage, "docker sidecar image")
+	fs.StringVar(&d.DockerGID, "docker-gid", d.DockerGID, "docker group ID in the sidecar")
+	fs.StringVar(&d.RegistryMirror, "docker-registry-mirror", "", "default docker registry mirror")
+	fs.StringVar(&w.commonLabels, "common-runner-labels", "", "comma-separated labels added to every runner")
+	fs.StringVar(&w.pullSecrets, "runner-image-pull-secret", "", "comma-separated image pull secrets of runner pods")
+	e := &w.election
+	fs.BoolVar(&e.Enabled, "enable-leader-election", false, "run the Kubernetes watchers in one replica at a time")
+	fs.StringVar(&e.ID, "leader-election-id", "arcflow", "name of the leader-election Lease")
+	fs.StringVar(&e.Namespace, "leader-election-namespace", envOr("POD_NAMESPACE", "default"), "namespace of the Lease")
+	fs.DurationVar(&e.LeaseDuration, "leader-election-lease-duration", envDuration("ARCFLOW_LEASE_DURATION", worker.DefaultLeaseDuration),
+		"how long the leader's Lease holds unrenewed: a killed leader's watchers move to another replica after it (renewed every tenth of it)")
+	fs.StringVar(&w.metricsAddr, "metrics-addr", envOr("ARCFLOW_METRICS_ADDR", ":8080"), "address of the Prometheus /metrics and /healthz endpoint (empty disables it)")
+	fs.IntVar(&w.stickyCacheSize, "sticky-workflow-cache-size", envInt("ARCFLOW_STICKY_WORKFLOW_CACHE_SIZE", worker.DefaultStickyCacheSize),
+		"workflows kept in memory between tasks; more than are live costs nothing, fewer replays histories")
+	return w
+}
+
+// finish derives what the parsed flags imply.
+func (w *workerFlags) finish() {
+	w.podDefaults.CommonLabels, w.podDefaults.PullSecrets = splitList(w.commonLabels), splitList(w.pullSecrets)
+	w.election.RenewDeadline = w.election.LeaseDuration * 2 / 3
+	w.election.RetryPeriod = worker.RetryPeriod(w.election.LeaseDuration)
+}
