@@ -61,24 +61,16 @@ func (w *PodWatcher) Run(ctx context.Context, workers int) error {
 	}, w.kube), &corev1.Pod{}, cache.SharedIndexInformerOptions{ObjectDescription: "runner pods"})
 	_ = watched.SetTransform(SlimPod) // fails only once started
 	_, err := watched.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) {
-			pod := obj.(*corev1.Pod)
-			if state := activities.PodStateOf(pod); state.Phase == corev1.PodPending && !state.Ready && !state.Deleting {
-				// A runner knows its new pod from its own create call; a pod that is
-				// only Pending tells it nothing and would cost it a workflow task.
-				return
-			}
-			w.enqueue(pod, activities.PodState{})
-		},
+		AddFunc: func(obj any) { w.enqueue(obj.(*corev1.Pod), activities.PodState{}, false) },
 		UpdateFunc: func(oldObj, newObj any) {
-			w.enqueue(newObj.(*corev1.Pod), activities.PodStateOf(oldObj.(*corev1.Pod)))
+			w.enqueue(newObj.(*corev1.Pod), activities.PodStateOf(oldObj.(*corev1.Pod)), false)
 		},
 		DeleteFunc: func(obj any) {
 			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = tomb.Obj
 			}
 			if pod, ok := obj.(*corev1.Pod); ok {
-				w.queue.Add(podSignal{pod.Namespace, pod.Name, activities.PodState{UID: string(pod.UID), ResourceVersion: "deleted/" + pod.ResourceVersion}})
+				w.enqueue(pod, activities.PodStateOf(pod), true)
 			}
 		},
 	})
@@ -98,13 +90,41 @@ func (w *PodWatcher) Run(ctx context.Context, workers int) error {
 	return nil
 }
 
-// enqueue queues a signal unless nothing a runner workflow cares about changed.
-func (w *PodWatcher) enqueue(pod *corev1.Pod, old activities.PodState) {
-	state := activities.PodStateOf(pod)
-	if old.Exists && old.Phase == state.Phase && old.Ready == state.Ready && old.Deleting == state.Deleting {
-		return
+// enqueue queues the signal of a pod change (old is the pod before it, zero
+// when it was just added) if the pod's runner needs to hear of it.
+func (w *PodWatcher) enqueue(pod *corev1.Pod, old activities.PodState, deleted bool) {
+	cur := activities.PodStateOf(pod)
+	if deleted {
+		cur = activities.PodState{UID: string(pod.UID), ResourceVersion: "deleted/" + pod.ResourceVersion}
 	}
-	w.queue.Add(podSignal{pod.Namespace, pod.Name, state})
+	if signalWorthy(old, cur) {
+		w.queue.Add(podSignal{pod.Namespace, pod.Name, cur})
+	}
+}
+
+// signalWorthy says whether a runner workflow acts on a change of its pod from
+// old (zero: just added) to cur (not Exists: deleted), so that a signal, which
+// costs the runner a workflow task, is worth sending.
+func signalWorthy(old, cur activities.PodState) bool {
+	switch {
+	case !old.Exists:
+		// A runner knows its new pod from its own create call; a pod that is only
+		// Pending tells it nothing.
+		return cur.Phase != corev1.PodPending || cur.Ready || cur.Deleting
+	case ended(old):
+		// Its runner acted on the end; the deletion, which that runner usually
+		// made itself, would only race the runner's completion, which Temporal
+		// then refuses (UnhandledCommand), and the runner's last calls run again.
+		return false
+	case !cur.Exists:
+		return true
+	}
+	return old.Phase != cur.Phase || old.Ready != cur.Ready || old.Deleting != cur.Deleting
+}
+
+// ended reports a pod that Succeeded or Failed.
+func ended(pod activities.PodState) bool {
+	return pod.Phase == corev1.PodSucceeded || pod.Phase == corev1.PodFailed
 }
 
 func (w *PodWatcher) work(ctx context.Context) {

@@ -177,6 +177,7 @@ func (a *autoscalerRun) sendScale(ctx workflow.Context, out DesiredOutput) bool 
 	if s.Sent != nil && req.EffectiveTime.Before(s.Sent.EffectiveTime) {
 		req.EffectiveTime = s.Sent.EffectiveTime
 	}
+	req.DecidedAt = workflow.Now(ctx)
 	pool := contract.PoolWorkflowID(s.Spec.Namespace, s.Spec.TargetKind, s.Spec.TargetName)
 	if err := workflow.SignalExternalWorkflow(ctx, pool, "", contract.SignalScale, req).Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("cannot scale the pool; retrying", "hra", s.Spec.Name, "pool", pool, "error", err)

@@ -118,7 +118,7 @@ func (p *poolRun) view(ctx workflow.Context, busy map[string]bool) PoolView {
 			v.Runners = append(v.Runners, r)
 		}
 	}
-	if s.Scale != nil && s.Spec.Ephemeral && s.LastJobFinished.After(s.ScaleReceived) {
+	if s.Scale != nil && s.Spec.Ephemeral && s.LastJobFinished.After(s.scaleDecided()) {
 		v.ReplaceNotBefore = s.LastJobFinished.Add(CompletionGrace)
 	}
 	return v
@@ -289,4 +289,15 @@ func (p *poolRun) wait(ctx workflow.Context, plan PoolPlan) {
 	for sel.HasPending() {
 		sel.Select(wctx)
 	}
+}
+
+// scaleDecided is when the autoscaler decided the scale the pool holds: a scale
+// decided before a runner finished may still count that runner's job, even if
+// it arrived after the runner-done signal (the autoscaler heard only some of
+// the completions when it decided).
+func (s *PoolState) scaleDecided() time.Time {
+	if s.Scale != nil && !s.Scale.DecidedAt.IsZero() {
+		return s.Scale.DecidedAt
+	}
+	return s.ScaleReceived
 }

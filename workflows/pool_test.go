@@ -258,6 +258,33 @@ func TestFinishedRunnerIsReplacedAtOnceWhenTheAutoscalerAlreadySpoke(t *testing.
 	pt.run(spec(0, "h1", true))
 }
 
+// The autoscaler decided with only some of the completions heard, and its scale
+// arrived after the runners' done signals: the scale still counts a finished
+// job, so the pool waits for the next one (or the grace) before replacing.
+func TestAScaleDecidedBeforeARunnerFinishedDoesNotReplaceIt(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(0, func() { pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2}) })
+	pt.at(time.Second, pt.registerAll)
+	var decided time.Time
+	pt.at(time.Minute, func() { decided = pt.env.Now() })
+	pt.at(time.Minute+100*time.Millisecond, func() {
+		pt.done(pt.created[0].name, EndCompleted)
+		pt.done(pt.created[1].name, EndCompleted)
+	})
+	pt.at(time.Minute+200*time.Millisecond, func() {
+		// Decided before the runners finished, with one of the two completions.
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 1, DecidedAt: decided})
+	})
+	pt.at(time.Minute+time.Second, func() {
+		require.Len(t, pt.created, 2, "no runner for a job that is done")
+		// Decided after: nothing is queued.
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 0, DecidedAt: pt.env.Now()})
+	})
+	pt.at(time.Minute+CompletionGrace+time.Second, func() { require.Len(t, pt.created, 2) })
+	pt.deleteAndDrain(2 * time.Minute)
+	pt.run(spec(0, "h1", true))
+}
+
 func TestPoolScalesToZeroAndBack(t *testing.T) {
 	pt := newPoolTest(t)
 	pt.at(time.Second, pt.registerAll)

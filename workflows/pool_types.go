@@ -41,6 +41,11 @@ type ScaleRequest struct {
 	// only up to Demand, so a finished ephemeral runner is not replaced just to
 	// honour the hold. Nil means Replicas (a force-scale signal or a CLI user).
 	Demand *int `json:"demand,omitempty"`
+	// DecidedAt is when the autoscaler decided. A runner that finished after it
+	// may be counted in Replicas still, so the pool does not replace it before
+	// CompletionGrace; zero (a force-scale, a CLI user, an older autoscaler)
+	// counts as decided when the pool received it.
+	DecidedAt time.Time `json:"decidedAt,omitempty"`
 }
 
 // Demanded is how many runners the jobs need now: Demand when it is below

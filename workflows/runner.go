@@ -67,6 +67,7 @@ func RunnerWorkflow(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
 	done := RunnerDone{Name: in.Pod.Name, Reason: r.state.EndReason, RunnerID: r.state.RunnerID}
 	r.publishPhase(ctx)
 	r.notifyPool(ctx, done)
+	r.awaitPodGone(ctx)
 	r.drainSignals(ctx) // late pod events of a finished runner change nothing
 	return done, nil
 }

@@ -81,6 +81,9 @@ type RunnerTimings struct {
 	OrphanRetries int
 	// MaxHistoryEvents triggers continue-as-new (2000), besides Temporal's suggestion.
 	MaxHistoryEvents int
+	// PodGoneWait bounds how long a finished runner waits to hear that the live
+	// pod it deleted is gone (2m; see awaitPodGone).
+	PodGoneWait time.Duration
 }
 
 func (t RunnerTimings) withDefaults() RunnerTimings {
@@ -93,6 +96,7 @@ func (t RunnerTimings) withDefaults() RunnerTimings {
 	def(&t.RegistrationPollMin, 2*time.Second)
 	def(&t.RegistrationPollMax, 30*time.Second)
 	def(&t.BusyRetry, time.Minute)
+	def(&t.PodGoneWait, 2*time.Minute)
 	if t.OrphanRetries <= 0 {
 		t.OrphanRetries = 5
 	}

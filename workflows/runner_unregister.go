@@ -142,3 +142,28 @@ func (r *runnerRun) awaitSignal(ctx workflow.Context) {
 	r.listen(ctx, sel)
 	sel.Select(ctx)
 }
+
+// awaitPodGone keeps a finished runner of RunnerRevisionLocal open until the pod
+// watcher reports the pod it deleted gone or ended, at most PodGoneWait. Those
+// last pod signals then reach a running workflow instead of racing its
+// completion, which Temporal would refuse (UnhandledCommand), running the
+// runner's last calls again. A real pod takes its termination grace period. A pod that had ended before sends nothing more
+// (the watcher keeps quiet about deleting it), so nothing is awaited for it.
+func (r *runnerRun) awaitPodGone(ctx workflow.Context) {
+	if !r.local() || r.state.PodReleased || !r.podLive() {
+		return
+	}
+	timeout := workflow.NewTimer(ctx, r.timings.PodGoneWait)
+	for timedOut := false; r.podLive() && !timedOut; {
+		sel := workflow.NewSelector(ctx)
+		r.listen(ctx, sel)
+		sel.AddFuture(timeout, func(workflow.Future) { timedOut = true })
+		sel.Select(ctx)
+	}
+}
+
+// podLive: the runner's pod exists and has not ended.
+func (r *runnerRun) podLive() bool {
+	pod := r.state.Pod
+	return pod.Exists && pod.Phase != "Succeeded" && pod.Phase != "Failed"
+}

@@ -28,6 +28,7 @@ var fastRunner = workflows.RunnerTimings{
 	RegistrationPollMin: 100 * time.Millisecond,
 	RegistrationPollMax: 400 * time.Millisecond,
 	BusyRetry:           time.Second,
+	PodGoneWait:         300 * time.Millisecond,
 }
 
 func runnerTemplate() activities.RunnerPodInput {

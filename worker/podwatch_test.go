@@ -1,0 +1,36 @@
+package worker
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/arcflow/arcflow/activities"
+)
+
+func TestOnlyChangesARunnerActsOnAreSignalled(t *testing.T) {
+	pod := func(phase corev1.PodPhase, ready, deleting bool) activities.PodState {
+		return activities.PodState{UID: "u", Exists: true, Phase: phase, Ready: ready, Deleting: deleting}
+	}
+	gone := activities.PodState{UID: "u", ResourceVersion: "deleted/9"}
+	var added activities.PodState
+	for _, c := range []struct {
+		name     string
+		old, cur activities.PodState
+		want     bool
+	}{
+		{"a new Pending pod: its runner created it", added, pod(corev1.PodPending, false, false), false},
+		{"a pod first seen Running (a restarted watcher)", added, pod(corev1.PodRunning, true, false), true},
+		{"a pod first seen Succeeded", added, pod(corev1.PodSucceeded, false, false), true},
+		{"Pending to Running and Ready", pod(corev1.PodPending, false, false), pod(corev1.PodRunning, true, false), true},
+		{"a change of nothing the runner reads", pod(corev1.PodRunning, true, false), pod(corev1.PodRunning, true, false), false},
+		{"Running to Succeeded", pod(corev1.PodRunning, true, false), pod(corev1.PodSucceeded, false, false), true},
+		{"a Running pod deleted by someone", pod(corev1.PodRunning, true, false), pod(corev1.PodRunning, true, true), true},
+		{"a Running pod gone", pod(corev1.PodRunning, true, true), gone, true},
+		{"a Succeeded pod being deleted by its runner", pod(corev1.PodSucceeded, false, false), pod(corev1.PodSucceeded, false, true), false},
+		{"a Failed pod gone", pod(corev1.PodFailed, false, false), gone, false},
+	} {
+		require.Equal(t, c.want, signalWorthy(c.old, c.cur), c.name)
+	}
+}
