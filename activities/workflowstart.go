@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -30,6 +31,8 @@ type WorkflowStart struct {
 	Memo  map[string]any `json:",omitempty"`
 	// Keywords are Keyword search attributes.
 	Keywords map[string]string `json:",omitempty"`
+	// TaskTimeout is the workflow task timeout (zero: Temporal's 10 s).
+	TaskTimeout time.Duration `json:",omitempty"`
 }
 
 // startConcurrency bounds the start calls in flight from one activity.
@@ -68,6 +71,7 @@ func (w *Workflows) start(ctx context.Context, s WorkflowStart) error {
 	_, err := w.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: s.ID, TaskQueue: s.TaskQueue, Memo: s.Memo,
 		TypedSearchAttributes: temporal.NewSearchAttributes(attrs...),
+		WorkflowTaskTimeout:   s.TaskTimeout,
 		// A closed workflow of the same ID is a runner that already ran: never again.
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		// A running one is this start's earlier attempt: use it.

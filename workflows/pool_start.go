@@ -37,7 +37,7 @@ func (p *poolRun) startRunners(ctx workflow.Context, runners []PoolRunner) {
 		starts = append(starts, activities.WorkflowStart{
 			ID: contract.RunnerWorkflowID(spec.Namespace, r.Name), Type: "RunnerWorkflow", TaskQueue: contract.TaskQueue, Input: input,
 			Memo:     contract.RunnerMemo(spec.Namespace, r.Name, spec.Kind, spec.Name, spec.Scope.String()),
-			Keywords: runnerKeywords(spec, r.Name),
+			Keywords: runnerKeywords(spec, r.Name), TaskTimeout: RunnerTaskTimeout,
 		})
 	}
 	started := workflow.ExecuteActivity(kubeOptions(ctx), temporalStarts.StartWorkflows, starts)

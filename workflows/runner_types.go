@@ -54,6 +54,14 @@ type RunnerInput struct {
 	Revision int `json:",omitempty"`
 }
 
+// RunnerTaskTimeout is a runner's workflow task timeout. A runner of
+// RunnerRevisionLocal makes its calls inside workflow tasks, so a worker killed
+// mid-call is noticed when its task times out: after 5 s, as a killed worker's
+// activity is noticed by its missed heartbeats (ActivityHeartbeatTimeout), not
+// after Temporal's default 10 s. A call slower than that keeps its task alive
+// (the SDK heartbeats a task whose local activities run long).
+const RunnerTaskTimeout = 5 * time.Second
+
 // Runner workflow revisions.
 const (
 	// RunnerRevisionActivities: every call an activity task, every phase change

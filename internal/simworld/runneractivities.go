@@ -20,6 +20,10 @@ type StartedActivity struct {
 	StartedAt                            time.Time
 	// WorkerIdentity is the SDK's "<pid>@<host>@" of the worker running it.
 	WorkerIdentity string
+	// InWorkflowTask: a runner of RunnerRevisionLocal makes its calls as local
+	// activities, inside a workflow task; this is that task, started and not yet
+	// completed (ActivityType says so, ActivityID is empty).
+	InWorkflowTask bool
 }
 
 // RanBy says whether the worker process with this PID runs the attempt.
@@ -47,6 +51,16 @@ func StartedRunnerActivities(ctx context.Context, tc client.Client, namespace st
 		if err != nil {
 			continue // closed since it was listed
 		}
+		if task := desc.GetPendingWorkflowTask(); task.GetState() == enumspb.PENDING_WORKFLOW_TASK_STATE_STARTED {
+			identity, err := taskStartedIdentity(ctx, tc, id)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, StartedActivity{
+				WorkflowID: id, ActivityType: "workflow task (local activities)", Attempt: task.GetAttempt(),
+				StartedAt: task.GetStartedTime().AsTime(), WorkerIdentity: identity, InWorkflowTask: true,
+			})
+		}
 		for _, a := range desc.GetPendingActivities() {
 			if a.GetState() == enumspb.PENDING_ACTIVITY_STATE_STARTED {
 				out = append(out, StartedActivity{
@@ -69,6 +83,9 @@ var ErrNotRetried = errors.New("the activity finished in the attempt seen runnin
 // quick to be seen running, when it completed, from the history (an upper bound
 // of the pick-up). The zero time means not yet; ErrNotRetried that it never will.
 func Rerun(ctx context.Context, tc client.Client, a StartedActivity, by func(identity string) bool) (time.Time, string, error) {
+	if a.InWorkflowTask {
+		return rerunTask(ctx, tc, a, by)
+	}
 	desc, err := tc.DescribeWorkflowExecution(ctx, a.WorkflowID, "")
 	if err != nil {
 		return time.Time{}, "", fmt.Errorf("describe %s: %w", a.WorkflowID, err)
@@ -104,6 +121,50 @@ func Rerun(ctx context.Context, tc client.Client, a StartedActivity, by func(ide
 			if by(started.GetIdentity()) {
 				return e.GetEventTime().AsTime(), "completed again", nil
 			}
+		}
+	}
+	return time.Time{}, "", nil
+}
+
+// taskStartedIdentity is the identity of the worker that started a workflow's
+// latest workflow task, from its history.
+func taskStartedIdentity(ctx context.Context, tc client.Client, workflowID string) (string, error) {
+	events, err := historyOf(ctx, tc, workflowID, "")
+	if err != nil {
+		return "", err
+	}
+	for i := len(events) - 1; i >= 0; i-- {
+		if started := events[i].GetWorkflowTaskStartedEventAttributes(); started != nil {
+			return started.GetIdentity(), nil
+		}
+	}
+	return "", fmt.Errorf("%s: no workflow task started", workflowID)
+}
+
+// rerunTask is Rerun of a workflow task: a later task of the workflow, started
+// by a worker that by accepts, as its history shows once that task completed
+// (a retried task is recorded only then). Its local activities ran in it again.
+// The task seen running having completed means it was not caught by the kill.
+func rerunTask(ctx context.Context, tc client.Client, a StartedActivity, by func(identity string) bool) (time.Time, string, error) {
+	events, err := historyOf(ctx, tc, a.WorkflowID, "")
+	if err != nil {
+		return time.Time{}, "", err
+	}
+	var seen int64 // the started event of the task seen running
+	for _, e := range events {
+		if done := e.GetWorkflowTaskCompletedEventAttributes(); done != nil && seen != 0 && done.GetStartedEventId() == seen {
+			return time.Time{}, "", ErrNotRetried
+		}
+		started := e.GetWorkflowTaskStartedEventAttributes()
+		if started == nil {
+			continue
+		}
+		at := e.GetEventTime().AsTime()
+		switch {
+		case at.Sub(a.StartedAt).Abs() < time.Millisecond && started.GetIdentity() == a.WorkerIdentity:
+			seen = e.GetEventId()
+		case at.After(a.StartedAt) && by(started.GetIdentity()):
+			return at, "workflow task run again", nil
 		}
 	}
 	return time.Time{}, "", nil
