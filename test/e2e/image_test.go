@@ -28,8 +28,10 @@ import (
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
-// maxImageSize bounds the compressed image a node pulls.
-const maxImageSize = 30_000_000
+// maxImageSize bounds the compressed image a node pulls: arcflow (about 22 MB
+// compressed for amd64) and arcflow-webhook (about 13 MB), which a node pulls
+// once and which saves each webhook replica about 19 MiB of memory.
+const maxImageSize = 40_000_000
 
 // TestImageRunsTheWorkerOnTheStack builds the image as make image does, for this
 // machine's platform only (make image adds linux/arm64; internal/image's tests
@@ -55,7 +57,7 @@ func TestImageRunsTheWorkerOnTheStack(t *testing.T) {
 	require.Equal(t, platform, built.Platform)
 	require.NoError(t, image.Verify(built.Image, platform, meta))
 	t.Logf("%s image %s: %.1f MB compressed", platform, built.Digest, float64(built.CompressedSize)/1e6)
-	require.Less(t, built.CompressedSize, int64(maxImageSize), "the compressed image stays under 30 MB")
+	require.Less(t, built.CompressedSize, int64(maxImageSize), "the compressed image stays under 40 MB")
 
 	rootfs := t.TempDir()
 	require.NoError(t, image.Unpack(res.Layout, platform, rootfs))
