@@ -86,6 +86,7 @@ type burstResult struct {
 	kubeWrites                      map[string]float64
 	histories                       simworld.HistoryStats
 	webhookSignals                  simworld.WebhookSignals
+	signalRPC                       simworld.RequestLatency
 	workerRSS, webhookRSS           int64
 	workerCPU, webhookCPU           time.Duration
 	violations, rejected, failedDlv int
@@ -135,6 +136,10 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResul
 		return nil, err
 	}
 	baseSignals, err := simworld.WebhookSignalCounts(ctx, w.WebhookMetricsURL)
+	if err != nil {
+		return nil, err
+	}
+	baseSignalRPC, err := simworld.TemporalRequestLatency(ctx, w.WebhookMetricsURL, signalWithStart)
 	if err != nil {
 		return nil, err
 	}
@@ -232,6 +237,11 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResul
 		return nil, err
 	}
 	r.webhookSignals = signals.Minus(baseSignals)
+	signalRPC, err := simworld.TemporalRequestLatency(ctx, w.WebhookMetricsURL, signalWithStart)
+	if err != nil {
+		return nil, err
+	}
+	r.signalRPC = signalRPC.Minus(baseSignalRPC)
 	if r.histories, err = simworld.RunnerHistories(ctx, s.temporal, ns); err != nil {
 		return nil, err
 	}
@@ -262,3 +272,7 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResul
 	}
 	return r, waitFor(ctx, 2*time.Minute, "the pool to drain after delete", func() bool { return w.Runners.LivePods() == 0 })
 }
+
+// signalWithStart is the Temporal call the webhook makes per group commit; its
+// latency is the floor of the webhook's answer, which waits for it.
+const signalWithStart = "SignalWithStartWorkflowExecution"

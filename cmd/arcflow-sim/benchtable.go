@@ -41,6 +41,8 @@ func (r *burstResult) table() string {
 	row("job queued → job started, p50 / p95 / p99", r.queuedToStarted.String(), "", "")
 	row("webhook answer (after the durable signal), p50 / p95 / p99", r.webhookAnswer.String(), "1–6 ms, before anything is durable", "p99 ≤ 50 ms")
 	row("Temporal signals per webhook delivery (group commit)", r.webhookSignals.PerDelivery(), "", "")
+	row("the webhook's SignalWithStart call to Temporal, p50 / p99 (histogram bucket bounds)",
+		fmt.Sprintf("≤ %v / ≤ %v (%d calls)", r.signalRPC.AtMost(0.5), r.signalRPC.AtMost(0.99), r.signalRPC.Calls()), "", "")
 	row("last job done → no runner pods left", r.lastDoneToEmpty.Round(10*time.Millisecond).String(), "16–159 s", "≤ 35 s")
 	row("runner pods created per job", perJob(float64(r.podsCreated)), "2.0", "1.00")
 	row("runner pods at peak", fmt.Sprintf("%d (max %d)", r.peakPods, r.maxRunners), "21 at max 20", "never above max")

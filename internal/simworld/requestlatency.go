@@ -1,0 +1,76 @@
+package simworld
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// RequestLatency is one Temporal client operation's latency histogram from a
+// process's /metrics: cumulative counts by bucket upper bound.
+type RequestLatency struct {
+	Bounds []float64 // seconds
+	Counts []uint64
+}
+
+// TemporalRequestLatency reads temporal_request_latency_seconds of one operation
+// (for example SignalWithStartWorkflowExecution), summed over its label sets.
+func TemporalRequestLatency(ctx context.Context, metricsURL, operation string) (RequestLatency, error) {
+	families, err := scrape(ctx, metricsURL)
+	if err != nil {
+		return RequestLatency{}, err
+	}
+	var out RequestLatency
+	for _, m := range families["temporal_request_latency_seconds"].GetMetric() {
+		if labelsOf(m)["operation"] != operation {
+			continue
+		}
+		buckets := m.GetHistogram().GetBucket()
+		if out.Bounds == nil {
+			out.Bounds, out.Counts = make([]float64, len(buckets)), make([]uint64, len(buckets))
+		}
+		if len(buckets) != len(out.Bounds) {
+			return RequestLatency{}, fmt.Errorf("%s: label sets with different buckets", operation)
+		}
+		for i, b := range buckets {
+			out.Bounds[i] = b.GetUpperBound()
+			out.Counts[i] += b.GetCumulativeCount()
+		}
+	}
+	return out, nil
+}
+
+// Minus is the histogram of what happened since base.
+func (r RequestLatency) Minus(base RequestLatency) RequestLatency {
+	out := RequestLatency{Bounds: r.Bounds, Counts: make([]uint64, len(r.Counts))}
+	for i := range r.Counts {
+		out.Counts[i] = r.Counts[i]
+		if i < len(base.Counts) {
+			out.Counts[i] -= base.Counts[i]
+		}
+	}
+	return out
+}
+
+// Calls is how many requests the histogram counts within its largest bucket.
+func (r RequestLatency) Calls() uint64 {
+	if len(r.Counts) == 0 {
+		return 0
+	}
+	return r.Counts[len(r.Counts)-1]
+}
+
+// AtMost is the upper bound of the bucket that holds the q-quantile: a bucketed
+// histogram says no more precisely than that. Zero when nothing was counted.
+func (r RequestLatency) AtMost(q float64) time.Duration {
+	total := r.Calls()
+	if total == 0 {
+		return 0
+	}
+	for i, c := range r.Counts {
+		if float64(c) >= q*float64(total) {
+			return time.Duration(r.Bounds[i] * float64(time.Second))
+		}
+	}
+	return time.Duration(r.Bounds[len(r.Bounds)-1] * float64(time.Second))
+}
