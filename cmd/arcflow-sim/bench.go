@@ -28,6 +28,7 @@ func runBench(ctx context.Context, args []string) error {
 	deliveries := fs.Int("deliveries", 2000, "webhook deliveries in the throughput phase (0 skips it)")
 	idle := fs.Int("idle-runners", 0, "also hold this many idle runners in one pool and report the worker's memory (0 skips it; the README's figure is 1000)")
 	inMemory := fs.Bool("temporal-memory", false, "run the dev server in memory instead of on its SQLite file (a best case no real Temporal reaches)")
+	allInOne := fs.Bool("all-in-one", false, "run `arcflow all` (worker and webhook in one process) instead of a worker and arcflow-webhook")
 	_ = fs.Parse(args)
 	var ns []int
 	for _, f := range strings.Split(*sizes, ",") {
@@ -46,7 +47,7 @@ func runBench(ctx context.Context, args []string) error {
 	var report strings.Builder
 	for _, n := range ns {
 		step(fmt.Sprintf("burst of %d jobs", n))
-		r, err := benchBurst(ctx, s, n, min(n, *maxRunners))
+		r, err := benchBurst(ctx, s, n, min(n, *maxRunners), *allInOne)
 		if err != nil {
 			return fmt.Errorf("burst of %d: %w", n, err)
 		}
@@ -87,6 +88,7 @@ type burstResult struct {
 	histories                       simworld.HistoryStats
 	webhookSignals                  simworld.WebhookSignals
 	signalRPC                       simworld.RequestLatency
+	allInOne                        bool // worker* then measure `arcflow all`
 	workerRSS, webhookRSS           int64
 	workerCPU, webhookCPU           time.Duration
 	violations, rejected, failedDlv int
@@ -118,9 +120,9 @@ func (s *session) serverUsage() (temporal, postgres simworld.ProcessUsage) {
 	return simworld.UsageOf(s.stack.PID("temporal")), simworld.ProcessUsage{}
 }
 
-func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResult, error) {
+func benchBurst(ctx context.Context, s *session, n, maxRunners int, allInOne bool) (*burstResult, error) {
 	ns := fmt.Sprintf("bench-%d", n)
-	w, err := s.world(ctx, simworld.Config{Namespace: ns, RegisterDelay: time.Second, JobDuration: 5 * time.Second, Seed: uint64(n)})
+	w, err := s.world(ctx, simworld.Config{Namespace: ns, RegisterDelay: time.Second, JobDuration: 5 * time.Second, Seed: uint64(n), AllInOne: allInOne})
 	if err != nil {
 		return nil, err
 	}
@@ -263,8 +265,10 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int) (*burstResul
 		return nil, err
 	}
 	r.actions.From = r.actions.From.Plus(client.Since(clientBase))
-	r.workerRSS, r.webhookRSS = w.Worker.PeakRSS(), w.Webhook.PeakRSS()
-	r.workerCPU, r.webhookCPU = w.Worker.CPU()-cpuWorker, w.Webhook.CPU()-cpuWebhook
+	r.workerRSS, r.workerCPU = w.Worker.PeakRSS(), w.Worker.CPU()-cpuWorker
+	if r.allInOne = allInOne; !allInOne {
+		r.webhookRSS, r.webhookCPU = w.Webhook.PeakRSS(), w.Webhook.CPU()-cpuWebhook
+	}
 	r.violations = len(w.Runners.Violations())
 
 	if out, err := s.stack.Kubectl(ctx, "delete", "-n", ns, "hra,rdeploy", "--all"); err != nil {

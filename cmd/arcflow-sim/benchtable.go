@@ -63,9 +63,15 @@ func (r *burstResult) table() string {
 	sort.Strings(wdetail)
 	row("Kubernetes writes per job (worker)", fmt.Sprintf("%s (%s)", perJob(writes), strings.Join(wdetail, ", ")), "", "")
 	row("history events per runner workflow, mean / max", fmt.Sprintf("%.1f / %d (%d runs)", r.histories.Mean, r.histories.Max, r.histories.Executions), "", "")
-	row("peak RSS, worker + webhook", fmt.Sprintf("%s + %s = %s", mib(r.workerRSS), mib(r.webhookRSS), mib(r.workerRSS+r.webhookRSS)),
-		"44–56 MiB manager + 36–41 MiB webhook server", "≤ 90 MiB together at 100 runners")
-	row("CPU seconds per job, worker / webhook", fmt.Sprintf("%.3f / %.3f", r.workerCPU.Seconds()/float64(r.jobs), r.webhookCPU.Seconds()/float64(r.jobs)), "", "")
+	if r.allInOne {
+		row("peak RSS, `arcflow all` (worker and webhook in one process)", mib(r.workerRSS),
+			"44–56 MiB manager + 36–41 MiB webhook server", "≤ 90 MiB together at 100 runners")
+		row("CPU seconds per job, `arcflow all`", fmt.Sprintf("%.3f", r.workerCPU.Seconds()/float64(r.jobs)), "", "")
+	} else {
+		row("peak RSS, worker + arcflow-webhook", fmt.Sprintf("%s + %s = %s", mib(r.workerRSS), mib(r.webhookRSS), mib(r.workerRSS+r.webhookRSS)),
+			"44–56 MiB manager + 36–41 MiB webhook server", "≤ 90 MiB together at 100 runners")
+		row("CPU seconds per job, worker / webhook", fmt.Sprintf("%.3f / %.3f", r.workerCPU.Seconds()/float64(r.jobs), r.webhookCPU.Seconds()/float64(r.jobs)), "", "")
+	}
 	r.costRows(row)
 	row("pods deleted while busy; deliveries refused / failed", fmt.Sprintf("%d; %d / %d", r.violations, r.rejected, r.failedDlv), "", "0")
 	row("wall time, first webhook → pool empty", r.total.Round(100*time.Millisecond).String(), "", "")

@@ -54,8 +54,11 @@ type Config struct {
 	// share the task queue and elect one leader for the Kubernetes watchers, the
 	// sender spreads deliveries over the webhooks in turn.
 	Workers, Webhooks int
-	Seed              uint64
-	Log               *slog.Logger
+	// AllInOne runs one `arcflow all` process instead: Worker and Webhook are
+	// then the same process (Workers and Webhooks are ignored).
+	AllInOne bool
+	Seed     uint64
+	Log      *slog.Logger
 }
 
 // World is arcflow running against the simulator.
@@ -141,11 +144,14 @@ func Start(ctx context.Context, cfg Config) (*World, error) {
 // webhook.log, the others get worker-2.log, webhook-2.log and so on.
 func (w *World) startReplicas(env []string) error {
 	cfg := w.cfg
+	common := []string{"--watch-namespace=" + cfg.Namespace, "--log-level=warn"}
+	if cfg.AllInOne {
+		return w.startAllInOne(env, common)
+	}
 	ports, err := teststack.FreePorts(cfg.Workers + cfg.Webhooks)
 	if err != nil {
 		return err
 	}
-	common := []string{"--watch-namespace=" + cfg.Namespace, "--log-level=warn"}
 	for i := range cfg.Workers {
 		addr := fmt.Sprintf("127.0.0.1:%d", ports[i])
 		p, err := startProcess(cfg.Dir, replicaName("worker", i), cfg.Binary, env,
@@ -168,6 +174,26 @@ func (w *World) startReplicas(env []string) error {
 	}
 	w.Worker, w.WorkerMetricsURL = w.Workers[0], w.WorkerMetricsURLs[0]
 	w.Webhook, w.WebhookURL, w.WebhookMetricsURL = w.Webhooks[0], w.WebhookURLs[0], w.WebhookMetricsURLs[0]
+	return nil
+}
+
+// startAllInOne starts one `arcflow all`; its webhook port serves the same
+// /metrics as its metrics port.
+func (w *World) startAllInOne(env, common []string) error {
+	ports, err := teststack.FreePorts(2)
+	if err != nil {
+		return err
+	}
+	metrics, hook := fmt.Sprintf("127.0.0.1:%d", ports[0]), fmt.Sprintf("127.0.0.1:%d", ports[1])
+	p, err := startProcess(w.cfg.Dir, "all", w.cfg.Binary, env,
+		append([]string{"all", "--enable-leader-election", "--metrics-addr=" + metrics, "--webhook-addr=" + hook}, common...)...)
+	if err != nil {
+		return err
+	}
+	w.Workers, w.WorkerMetricsURLs = []*Process{p}, []string{"http://" + metrics + "/metrics"}
+	w.Webhooks, w.WebhookURLs, w.WebhookMetricsURLs = []*Process{p}, []string{"http://" + hook + "/webhook"}, []string{"http://" + hook + "/metrics"}
+	w.Worker, w.WorkerMetricsURL = p, w.WorkerMetricsURLs[0]
+	w.Webhook, w.WebhookURL, w.WebhookMetricsURL = p, w.WebhookURLs[0], w.WebhookMetricsURLs[0]
 	return nil
 }
 
