@@ -113,9 +113,13 @@ func runChaosWorld(ctx context.Context, s *session, c chaosConfig, ns string, fa
 	}
 	step("draining: waiting for the last runners to go and the scale-down delay to pass")
 	drainStart := time.Now()
-	run.drainErr = waitFor(ctx, 5*time.Minute, "no runner pod, Secret or registered runner, and the autoscaler back at 0", func() bool {
+	// The pool writes its status after it hears the autoscaler's 0 and stops its
+	// last runners: the counts are final when both statuses say 0. A runner the
+	// pool never let go of would keep the RunnerDeployment's count up and fail
+	// the drain.
+	run.drainErr = waitFor(ctx, 5*time.Minute, "no runner pod, Secret or registered runner, and the autoscaler and the RunnerDeployment back at 0", func() bool {
 		f, err := readFinalCounts(ctx, s, w)
-		return err == nil && f.orphans() == 0 && f.desired == "0"
+		return err == nil && f.orphans() == 0 && f.desired == "0" && f.replicas == "0"
 	})
 	run.drained = time.Since(drainStart)
 	if run.final, err = readFinalCounts(ctx, s, w); err != nil {
