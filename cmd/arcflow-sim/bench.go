@@ -78,23 +78,25 @@ func runBench(ctx context.Context, args []string) error {
 
 // burstResult is what one burst measured.
 type burstResult struct {
-	jobs, maxRunners                int
-	webhookToPod, webhookToRunning  simworld.Percentiles
-	queuedToStarted, webhookAnswer  simworld.Percentiles
-	lastDoneToEmpty, total          time.Duration
-	podsCreated, peakPods           int
-	githubCalls                     map[string]int
-	kubeWrites                      map[string]float64
-	histories                       simworld.HistoryStats
-	webhookSignals                  simworld.WebhookSignals
-	signalRPC                       simworld.RequestLatency
-	allInOne                        bool // worker* then measure `arcflow all`
-	workerRSS, webhookRSS           int64
-	workerCPU, webhookCPU           time.Duration
-	violations, rejected, failedDlv int
-	actions                         simworld.RunActions
-	serverName                      string
-	temporalServer, postgres        simworld.ProcessUsage
+	jobs, maxRunners               int
+	webhookToPod, webhookToRunning simworld.Percentiles
+	queuedToStarted, webhookAnswer simworld.Percentiles
+	lastDoneToEmpty, total         time.Duration
+	podsCreated, peakPods          int
+	githubCalls                    map[string]int
+	kubeWrites                     map[string]float64
+	histories                      simworld.HistoryStats
+	webhookSignals                 simworld.WebhookSignals
+	signalRPC                      simworld.RequestLatency
+	allInOne                       bool // worker* then measure `arcflow all`
+	workerRSS, webhookRSS          int64
+	// RSS after the burst: anonymous (heap, stacks) and file (binary) pages.
+	workerAnon, workerFile, webhookAnon, webhookFile int64
+	workerCPU, webhookCPU                            time.Duration
+	violations, rejected, failedDlv                  int
+	actions                                          simworld.RunActions
+	serverName                                       string
+	temporalServer, postgres                         simworld.ProcessUsage
 	// steps is where the time from webhook to Running pod goes.
 	steps []simworld.Step
 }
@@ -266,6 +268,8 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int, allInOne boo
 	}
 	r.actions.From = r.actions.From.Plus(client.Since(clientBase))
 	r.workerRSS, r.workerCPU = w.Worker.PeakRSS(), w.Worker.CPU()-cpuWorker
+	r.workerAnon, r.workerFile = w.Worker.RSSParts()
+	r.webhookAnon, r.webhookFile = w.Webhook.RSSParts()
 	if r.allInOne = allInOne; !allInOne {
 		r.webhookRSS, r.webhookCPU = w.Webhook.PeakRSS(), w.Webhook.CPU()-cpuWebhook
 	}

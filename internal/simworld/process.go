@@ -162,6 +162,18 @@ func (p *Process) RSS() int64 {
 	return procStatusKB(p.cmd.Process.Pid, "VmRSS:") * 1024
 }
 
+// RSSParts splits the resident set now into anonymous memory (the Go heap,
+// stacks and runtime) and file pages (the mapped binary), in bytes.
+func (p *Process) RSSParts() (anon, file int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		return 0, 0
+	}
+	pid := p.cmd.Process.Pid
+	return procStatusKB(pid, "RssAnon:") * 1024, procStatusKB(pid, "RssFile:") * 1024
+}
+
 func (p *Process) sampleLocked() {
 	if p.cmd == nil {
 		return
