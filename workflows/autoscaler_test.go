@@ -105,6 +105,25 @@ func TestWithoutABatchWindowEveryJobScalesAtOnce(t *testing.T) {
 	at.finish(3*time.Second, hraSpec(0, 10))
 }
 
+// An idle buffer keeps its runners at rest and on top of every job, and the
+// scale-down delay holds the count as it does without one.
+func TestAnIdleBufferRidesOnTopOfTheJobs(t *testing.T) {
+	at := newAutoscalerTest(t)
+	at.job(time.Second, "d1", 1, "queued")
+	at.job(2*time.Second, "d2", 2, "queued")
+	at.job(10*time.Second, "d3", 1, "completed")
+	at.job(11*time.Second, "d4", 2, "completed")
+	at.env.RegisterDelayedCallback(func() {
+		require.Equal(t, scaleSent{2, 0}, at.scales[0], "two idle runners before any job")
+		require.Equal(t, 4, at.last(), "two jobs and two idle")
+	}, 5*time.Second)
+	at.env.RegisterDelayedCallback(func() { require.Equal(t, 4, at.last(), "held for the scale-down delay") }, 20*time.Second)
+	at.env.RegisterDelayedCallback(func() { require.Equal(t, 2, at.last(), "back to the buffer, not to zero") }, 45*time.Second)
+	spec := hraSpec(0, 10)
+	spec.IdleRunners = 2
+	at.finish(46*time.Second, spec)
+}
+
 func TestCompletedJobsScaleDownAfterTheDelay(t *testing.T) {
 	at := newAutoscalerTest(t)
 	at.job(time.Second, "d1", 1, "queued")

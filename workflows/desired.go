@@ -12,6 +12,8 @@ type DesiredInput struct {
 	Suggested *int
 	// Reserved counts unexpired reservations (webhook jobs and spec entries).
 	Reserved int
+	// IdleRunners are kept on top of what the jobs need (the idle buffer).
+	IdleRunners int
 	// Previous decision and the last scale-out, for the scale-down delay.
 	PreviousDesired *int
 	LastScaleOut    time.Time
@@ -46,7 +48,8 @@ type DesiredOutput struct {
 // reservations, clamped to [min, max], and held for the scale-down delay after a
 // scale-out. One fix: a metric already counts the jobs that reservations stand for
 // (queued runs, busy runners), so the two are combined with max, not added (ARC
-// issue #1962).
+// issue #1962). An idle buffer adds its runners on top of that, within max;
+// the pool creates them like any other (they are part of Demand).
 func DesiredReplicas(in DesiredInput) DesiredOutput {
 	if in.Force != nil && in.Now.Before(in.Force.Until) {
 		forced := max(in.Force.Replicas, 0)
@@ -56,7 +59,7 @@ func DesiredReplicas(in DesiredInput) DesiredOutput {
 	if in.Suggested != nil {
 		desired = max(*in.Suggested, desired)
 	}
-	desired = max(in.Min, min(desired, in.Max))
+	desired = max(in.Min, min(desired+max(in.IdleRunners, 0), in.Max))
 
 	out := DesiredOutput{Demand: desired}
 	prev := in.PreviousDesired

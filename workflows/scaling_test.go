@@ -123,6 +123,10 @@ func TestDesiredReplicas(t *testing.T) {
 			DesiredOutput{Desired: 0, Demand: 0}},
 		{"scaling out is never held", DesiredInput{Now: t0, Min: 0, Max: 10, Reserved: 5, PreviousDesired: ptr.To(3), LastScaleOut: t0, ScaleDownDelay: time.Hour},
 			DesiredOutput{Desired: 5, Demand: 5, ScaledOut: true}},
+		{"an idle buffer on top of the jobs", DesiredInput{Now: t0, Min: 0, Max: 10, Reserved: 3, IdleRunners: 2}, DesiredOutput{Desired: 5, Demand: 5, ScaledOut: true}},
+		{"an idle buffer at rest", DesiredInput{Now: t0, Min: 0, Max: 10, IdleRunners: 2}, DesiredOutput{Desired: 2, Demand: 2, ScaledOut: true}},
+		{"an idle buffer on top of a metric", DesiredInput{Now: t0, Min: 0, Max: 10, Reserved: 3, Suggested: ptr.To(4), IdleRunners: 2}, DesiredOutput{Desired: 6, Demand: 6, ScaledOut: true}},
+		{"an idle buffer within max", DesiredInput{Now: t0, Min: 0, Max: 10, Reserved: 9, IdleRunners: 2}, DesiredOutput{Desired: 10, Demand: 10, ScaledOut: true}},
 		{"force-scale wins while it lasts", DesiredInput{Now: t0, Min: 0, Max: 3, Reserved: 1, Force: &ForceScale{Replicas: 7, Until: t0.Add(time.Minute)}}, DesiredOutput{Desired: 7, Demand: 7, ScaledOut: true}},
 		{"an expired force-scale is ignored", DesiredInput{Now: t0, Min: 0, Max: 3, Reserved: 1, Force: &ForceScale{Replicas: 7, Until: t0}}, DesiredOutput{Desired: 1, Demand: 1, ScaledOut: true}},
 	} {

@@ -45,11 +45,15 @@ func Of(hra *v1alpha1.HorizontalRunnerAutoscaler, target Target, opts Options) (
 	if target.Kind != hra.Spec.TargetKind() || target.Name != hra.Spec.ScaleTargetRef.Name {
 		return contract.AutoscalerSpec{}, errors.New("the scale target does not match scaleTargetRef")
 	}
+	idle, err := hra.IdleRunners()
+	if err != nil {
+		return contract.AutoscalerSpec{}, err
+	}
 	trigger, _ := hra.Spec.WorkflowJobTrigger()
 	spec := contract.AutoscalerSpec{
 		Namespace: hra.Namespace, Name: hra.Name, Generation: hra.Generation,
 		TargetKind: target.Kind, TargetName: target.Name,
-		Min: hra.Spec.MinReplicasOrDefault(), Max: *hra.Spec.MaxReplicas,
+		Min: hra.Spec.MinReplicasOrDefault(), Max: *hra.Spec.MaxReplicas, IdleRunners: idle,
 		ScaleDownDelay:  hra.Spec.ScaleDownDelay(opts.DefaultScaleDownDelay),
 		TriggerDuration: trigger.DurationOrDefault(),
 		Metrics:         hra.Spec.Metrics, Overrides: hra.Spec.ScheduledOverrides, Capacity: hra.Spec.CapacityReservations,

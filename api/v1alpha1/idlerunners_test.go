@@ -1,0 +1,24 @@
+package v1alpha1
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestIdleRunnersAnnotation(t *testing.T) {
+	hra := func(annotations map[string]string) *HorizontalRunnerAutoscaler {
+		return &HorizontalRunnerAutoscaler{ObjectMeta: metav1.ObjectMeta{Annotations: annotations}}
+	}
+	n, err := hra(nil).IdleRunners()
+	require.NoError(t, err)
+	require.Zero(t, n, "an ARC manifest keeps no buffer")
+	n, err = hra(map[string]string{IdleRunnersAnnotation: "2"}).IdleRunners()
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	for _, bad := range []string{"-1", "two", "1.5", ""} {
+		_, err := hra(map[string]string{IdleRunnersAnnotation: bad}).IdleRunners()
+		require.ErrorContains(t, err, IdleRunnersAnnotation, bad)
+	}
+}

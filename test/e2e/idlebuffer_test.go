@@ -1,0 +1,99 @@
+package e2e
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/arcflow/arcflow/internal/simworld"
+)
+
+// idleBufferManifest is the full-path RunnerDeployment and HRA with an idle
+// buffer of two runners (arcflow.dev/idle-runners).
+const idleBufferManifest = `apiVersion: actions.summerwind.dev/v1alpha1
+kind: RunnerDeployment
+metadata:
+  name: app
+spec:
+  template:
+    spec:
+      repository: octo-org/app
+      labels: [linux, build]
+---
+apiVersion: actions.summerwind.dev/v1alpha1
+kind: HorizontalRunnerAutoscaler
+metadata:
+  name: app
+  annotations:
+    arcflow.dev/idle-runners: "2"
+spec:
+  scaleTargetRef:
+    name: app
+  minReplicas: 0
+  maxReplicas: 4
+  scaleDownDelaySecondsAfterScaleOut: 5
+  scaleUpTriggers:
+  - githubEvent:
+      workflowJob: {}
+    duration: 30m
+`
+
+// An HRA with an idle buffer keeps two registered runners at rest; a job starts
+// on one of them without waiting for a pod, and the buffer is refilled.
+func TestAnIdleBufferStartsTheNextJobOnARegisteredRunner(t *testing.T) {
+	const ns = "idle-buffer"
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	w, err := simworld.Start(ctx, simworld.Config{
+		Stack: stack, RepoRoot: repoRoot(t), Namespace: ns, Dir: t.TempDir(), Binary: arcflowBinary(t),
+		Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: time.Second, Seed: 1,
+		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_, _ = stack.Kubectl(context.Background(), "delete", "-n", ns, "hra,rdeploy", "--all", "--wait=false")
+		require.Eventually(t, func() bool { return w.Runners.LivePods() == 0 && len(w.GitHub.Runners()) == 0 },
+			90*time.Second, 200*time.Millisecond, "the pool drained after delete")
+		require.NoError(t, w.Stop())
+	})
+	require.NoError(t, w.Apply(ctx, idleBufferManifest))
+
+	idle := func() int {
+		n := 0
+		for _, r := range w.GitHub.Runners() {
+			if r.Online && !r.Busy {
+				n++
+			}
+		}
+		return n
+	}
+	settled := func() bool { return idle() == 2 && w.Runners.LivePods() == 2 }
+	require.Eventually(t, settled, 60*time.Second, 100*time.Millisecond, "two idle registered runners before any job")
+	// The pool's own replicas (1, left out of the manifest) may have made a
+	// runner before the autoscaler's 2 came; count pods from here.
+	before := len(w.Runners.PodTimes())
+
+	w.Queue("octo-org/app", "build", []string{"self-hosted", "linux", "build"})
+	require.Eventually(t, func() bool {
+		jobs := w.GitHub.Jobs()
+		return len(jobs) == 1 && jobs[0].Status == "completed"
+	}, 30*time.Second, 100*time.Millisecond, "the job ran")
+	job := w.GitHub.Jobs()[0]
+	waited := job.StartedAt.Sub(job.CreatedAt)
+	// The runner that took it was registered before the job was queued: a new
+	// pod takes at least the simulator's 200 ms to register after Running.
+	require.Less(t, waited, 200*time.Millisecond, "the job started on an idle runner")
+
+	require.Eventually(t, settled, 60*time.Second, 100*time.Millisecond, "the buffer is back to two idle runners")
+	created := len(w.Runners.PodTimes()) - before
+	// One pod for the job's refill while it ran; ephemeral, the runner that ran
+	// it is replaced by at most one more once the job is done.
+	require.LessOrEqual(t, created, 2, "the buffer is refilled, not rebuilt")
+	require.GreaterOrEqual(t, created, 1, "the runner that took the job is replaced")
+	require.Empty(t, w.Runners.Violations())
+	t.Logf("job queued -> started %v on an idle runner; %d pods created to refill the buffer", waited.Round(time.Millisecond), created)
+}
