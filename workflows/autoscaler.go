@@ -109,7 +109,7 @@ func (a *autoscalerRun) decide(ctx workflow.Context) time.Time {
 
 	out := DesiredReplicas(DesiredInput{
 		Now: now, Min: minReplicas, Max: spec.Max, Suggested: s.Suggested,
-		Reserved:        len(s.Reservations.Active) + manualReservations(spec, now, &wake), IdleRunners: spec.IdleRunners,
+		Reserved: len(s.Reservations.Active) + manualReservations(spec, now, &wake), IdleRunners: spec.IdleRunners,
 		PreviousDesired: s.Desired, LastScaleOut: s.LastScaleOut, ScaleDownDelay: spec.ScaleDownDelay, Force: s.Force,
 	})
 	if out.ScaledOut {

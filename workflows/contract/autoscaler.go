@@ -21,8 +21,8 @@ type AutoscalerSpec struct {
 	Min, Max        int
 	// IdleRunners is the idle buffer kept on top of demand, within Max
 	// (v1alpha1.IdleRunnersAnnotation; 0 keeps ARC's behaviour).
-	IdleRunners int `json:",omitempty"`
-	ScaleDownDelay  time.Duration
+	IdleRunners    int `json:",omitempty"`
+	ScaleDownDelay time.Duration
 	// TriggerDuration is how long a webhook reservation lives (10m by default).
 	TriggerDuration time.Duration
 	Metrics         []v1alpha1.MetricSpec          `json:",omitempty"`
