@@ -37,13 +37,7 @@ func benchIdleRunners(ctx context.Context, s *session, n int) (string, error) {
 		return "", err
 	}
 	if err := waitFor(ctx, 20*time.Minute, fmt.Sprintf("%d idle runners registered", n), func() bool {
-		online := 0
-		for _, r := range w.GitHub.Runners() {
-			if r.Online && !r.Busy {
-				online++
-			}
-		}
-		return online == n && w.Runners.LivePods() == n
+		return w.IdleRunners() == n && w.Runners.LivePods() == n
 	}); err != nil {
 		return "", err
 	}

@@ -62,17 +62,8 @@ func steadyRun(ctx context.Context, s *session, jobs, idle int) (steadyResult, e
 	if err := s.waitAccepted(ctx, ns, "steady"); err != nil {
 		return steadyResult{}, err
 	}
-	idleNow := func() int {
-		n := 0
-		for _, r := range w.GitHub.Runners() {
-			if r.Online && !r.Busy {
-				n++
-			}
-		}
-		return n
-	}
 	if err := waitFor(ctx, 2*time.Minute, fmt.Sprintf("%d idle runners before the first job", idle), func() bool {
-		return idleNow() == idle && w.Runners.LivePods() == idle
+		return w.IdleRunners() == idle && w.Runners.LivePods() == idle
 	}); err != nil {
 		return steadyResult{}, err
 	}
@@ -91,7 +82,7 @@ func steadyRun(ctx context.Context, s *session, jobs, idle int) (steadyResult, e
 				idleSamples <- sum
 				return
 			case <-tick.C:
-				sum += float64(idleNow()) * 0.1
+				sum += float64(w.IdleRunners()) * 0.1
 			}
 		}
 	}()

@@ -292,3 +292,14 @@ func WebhookBinary(arcflow string) string {
 
 // Namespace is the world's namespace.
 func (w *World) Namespace() string { return w.cfg.Namespace }
+
+// IdleRunners counts the runners GitHub lists online and not busy.
+func (w *World) IdleRunners() int {
+	n := 0
+	for _, r := range w.GitHub.Runners() {
+		if r.Online && !r.Busy {
+			n++
+		}
+	}
+	return n
+}

@@ -4,43 +4,21 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/test/fullpath"
 )
 
 // idleBufferManifest is the full-path RunnerDeployment and HRA with an idle
-// buffer of two runners (arcflow.dev/idle-runners).
-const idleBufferManifest = `apiVersion: actions.summerwind.dev/v1alpha1
-kind: RunnerDeployment
-metadata:
-  name: app
-spec:
-  template:
-    spec:
-      repository: octo-org/app
-      labels: [linux, build]
----
-apiVersion: actions.summerwind.dev/v1alpha1
-kind: HorizontalRunnerAutoscaler
-metadata:
-  name: app
-  annotations:
-    arcflow.dev/idle-runners: "2"
-spec:
-  scaleTargetRef:
-    name: app
-  minReplicas: 0
-  maxReplicas: 4
-  scaleDownDelaySecondsAfterScaleOut: 5
-  scaleUpTriggers:
-  - githubEvent:
-      workflowJob: {}
-    duration: 30m
-`
+// buffer of two runners.
+var idleBufferManifest = strings.Replace(fullpath.RunnerDeployment, "kind: HorizontalRunnerAutoscaler\nmetadata:\n  name: app\n",
+	"kind: HorizontalRunnerAutoscaler\nmetadata:\n  name: app\n  annotations:\n    "+v1alpha1.IdleRunnersAnnotation+": \"2\"\n", 1)
 
 // An HRA with an idle buffer keeps two registered runners at rest; a job starts
 // on one of them without waiting for a pod, and the buffer is refilled.
@@ -60,18 +38,10 @@ func TestAnIdleBufferStartsTheNextJobOnARegisteredRunner(t *testing.T) {
 			90*time.Second, 200*time.Millisecond, "the pool drained after delete")
 		require.NoError(t, w.Stop())
 	})
+	require.Contains(t, idleBufferManifest, v1alpha1.IdleRunnersAnnotation)
 	require.NoError(t, w.Apply(ctx, idleBufferManifest))
 
-	idle := func() int {
-		n := 0
-		for _, r := range w.GitHub.Runners() {
-			if r.Online && !r.Busy {
-				n++
-			}
-		}
-		return n
-	}
-	settled := func() bool { return idle() == 2 && w.Runners.LivePods() == 2 }
+	settled := func() bool { return w.IdleRunners() == 2 && w.Runners.LivePods() == 2 }
 	require.Eventually(t, settled, 60*time.Second, 100*time.Millisecond, "two idle registered runners before any job")
 	// The pool's own replicas (1, left out of the manifest) may have made a
 	// runner before the autoscaler's 2 came; count pods from here.
