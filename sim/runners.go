@@ -19,6 +19,7 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/internal/teststack"
 )
 
 // Runners plays the runner inside every runner pod, and GitHub's job dispatcher:
@@ -167,6 +168,11 @@ func (r *Runners) finish(ctx context.Context, job fake.JobInfo) {
 	r.poke()
 }
 
+// CrashAtStartEnv set to "true" in a runner container's environment (a
+// RunnerDeployment template's env) makes the simulated runner crash at start,
+// as a broken runner image does.
+const CrashAtStartEnv = "ARCFLOW_SIM_CRASH_AT_START"
+
 func (r *Runners) observe(ctx context.Context, obj any) {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
@@ -197,6 +203,16 @@ func (r *Runners) observe(ctx context.Context, obj any) {
 		r.registered[rec.UID] = true
 	}
 	r.mu.Unlock()
+	if running && env[CrashAtStartEnv].Value == "true" {
+		// A runner image that crashes at start: the container exits 1 and the
+		// pod (restartPolicy Never) ends Failed, never registered.
+		go func() {
+			if err := teststack.EndPod(ctx, r.Kube, pod.Namespace, pod.Name, corev1.PodFailed); err != nil && ctx.Err() == nil {
+				r.Log.Warn("simulated runner could not crash", "runner", name, "error", err)
+			}
+		}()
+		return
+	}
 	if running {
 		time.AfterFunc(r.RegisterDelay, func() {
 			if err := r.register(ctx, pod, env); err != nil && ctx.Err() == nil {

@@ -87,11 +87,30 @@ func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 	case EndCompleted:
 		p.state.LastJobFinished = workflow.Now(ctx)
 	case EndRegistrationTimeout, EndCreateFailed:
-		p.state.TimeoutStreak++
-		backoff := min(createBackoffMin<<min(p.state.TimeoutStreak-1, 10), createBackoffMax)
-		p.state.CreateNotBefore = workflow.Now(ctx).Add(backoff)
-		p.events = append(p.events, "RunnerFailed: "+d.Name+" ended with "+d.Reason+"; next runner after "+backoff.String())
+		p.backOff(ctx, d)
+	case EndPodFailed, EndPodExited:
+		// A pod that ended before its runner registered is a runner that cannot
+		// start (a crashing image, a bad command): replacing it at once would
+		// loop as fast as the pods fail. Runs from before this change replay
+		// without the backoff they were recorded without.
+		if d.RunnerID == 0 && workflow.GetVersion(ctx, failedStartBackoffVersion, workflow.DefaultVersion, 1) >= 1 {
+			p.backOff(ctx, d)
+		}
 	}
+}
+
+// failedStartBackoffVersion marks pools that back off after a runner whose pod
+// ended before it registered, as after a registration timeout.
+const failedStartBackoffVersion = "backoff-failed-start"
+
+// backOff defers the next runner after one that could not start: 10 s, doubling
+// with each failure in a row up to 10 minutes; the first runner that registers
+// resets it (onRegistered). The failed runner's slot is free at once.
+func (p *poolRun) backOff(ctx workflow.Context, d RunnerDone) {
+	p.state.TimeoutStreak++
+	backoff := min(createBackoffMin<<min(p.state.TimeoutStreak-1, 10), createBackoffMax)
+	p.state.CreateNotBefore = workflow.Now(ctx).Add(backoff)
+	p.events = append(p.events, "RunnerFailed: "+d.Name+" ended with "+d.Reason+"; next runner after "+backoff.String())
 }
 
 // drainSignals applies every buffered signal before continue-as-new.

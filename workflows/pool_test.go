@@ -320,6 +320,35 @@ func TestRegistrationTimeoutsBackOff(t *testing.T) {
 	pt.run(spec(1, "h1", false))
 }
 
+// A runner whose pod fails before it registers (a crashing image) backs off like
+// a registration timeout, and the first runner that registers resets the
+// backoff; a registered runner's pod failing later is no start failure.
+func TestRunnersThatFailToStartBackOff(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(time.Second, func() { pt.done(pt.created[0].name, EndPodFailed) })
+	pt.at(5*time.Second, func() { require.Len(t, pt.created, 1, "backing off, not looping") })
+	pt.at(12*time.Second, func() {
+		require.Len(t, pt.created, 2)
+		require.Equal(t, 11*time.Second, pt.created[1].at, "10 s after the first failure")
+		pt.done(pt.created[1].name, EndPodFailed)
+	})
+	pt.at(40*time.Second, func() {
+		require.Len(t, pt.created, 3)
+		require.Equal(t, 32*time.Second, pt.created[2].at, "20 s after the second")
+		pt.registerAll() // the template works again: the backoff resets
+	})
+	pt.at(41*time.Second, func() {
+		// Registered, ran, and its pod failed: replaced at once.
+		pt.env.SignalWorkflow(contract.SignalRunnerDone, RunnerDone{Name: pt.created[2].name, Reason: EndPodFailed, RunnerID: 7})
+	})
+	pt.at(42*time.Second, func() {
+		require.Len(t, pt.created, 4)
+		require.Equal(t, 41*time.Second, pt.created[3].at)
+	})
+	pt.deleteAndDrain(43 * time.Second)
+	pt.run(spec(1, "h1", false))
+}
+
 func TestDeleteDrainsEveryRunnerThenFinishes(t *testing.T) {
 	pt := newPoolTest(t)
 	pt.at(time.Second, pt.registerAll)

@@ -1,0 +1,75 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim"
+)
+
+// crashingRunners is a RunnerDeployment of one runner whose image crashes at
+// start while crash is "true".
+func crashingRunners(crash string) string {
+	return fmt.Sprintf(`apiVersion: actions.summerwind.dev/v1alpha1
+kind: RunnerDeployment
+metadata:
+  name: broken
+spec:
+  replicas: 1
+  template:
+    spec:
+      repository: octo-org/app
+      labels: [linux, broken]
+      env:
+      - name: %s
+        value: %q
+`, sim.CrashAtStartEnv, crash)
+}
+
+// A runner whose pod fails at start frees its slot and is replaced with a
+// backoff (10 s, 20 s, ...), not in a tight loop; once the template is fixed,
+// the next runner registers within one backoff step.
+func TestARunnerThatCrashesAtStartIsReplacedWithBackoff(t *testing.T) {
+	const ns = "crashing"
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	w, err := simworld.Start(ctx, simworld.Config{
+		Stack: stack, RepoRoot: repoRoot(t), Namespace: ns, Dir: t.TempDir(), Binary: arcflowBinary(t),
+		Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, Seed: 1,
+		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_, _ = stack.Kubectl(context.Background(), "delete", "-n", ns, "rdeploy", "--all", "--wait=false")
+		require.Eventually(t, func() bool { return w.Runners.LivePods() == 0 && len(w.GitHub.Runners()) == 0 },
+			90*time.Second, 200*time.Millisecond, "the pool drained after delete")
+		require.NoError(t, w.Stop())
+	})
+
+	start := time.Now()
+	require.NoError(t, w.Apply(ctx, crashingRunners("true")))
+	require.Eventually(t, func() bool { return len(w.Runners.PodTimes()) >= 1 }, 30*time.Second, 100*time.Millisecond, "a first pod")
+	// Over 35 s a tight loop would make dozens of pods; the backoff makes the
+	// first, one 10 s after its failure and one 20 s after the next.
+	require.Never(t, func() bool { return len(w.Runners.PodTimes()) > 3 }, 35*time.Second, 100*time.Millisecond,
+		"more than 3 pods in 35 s of crashing runners")
+	crashed := len(w.Runners.PodTimes())
+	require.GreaterOrEqual(t, crashed, 2, "a failed runner is replaced")
+	require.Empty(t, w.GitHub.Runners(), "none registered")
+
+	fixed := time.Now()
+	require.NoError(t, w.Apply(ctx, crashingRunners("false")))
+	require.Eventually(t, func() bool { return w.IdleRunners() == 1 }, 60*time.Second, 100*time.Millisecond,
+		"the fixed template's runner registers")
+	// The backoff after the third failure is 40 s; one step, plus the pod's start.
+	recovered := time.Since(fixed)
+	require.Less(t, recovered, 50*time.Second, "recovered within one backoff step")
+	t.Logf("%d pods in the first %v of crashing; registered %v after the fix", crashed, fixed.Sub(start).Round(time.Second), recovered.Round(100*time.Millisecond))
+}
