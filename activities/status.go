@@ -21,6 +21,13 @@ type PoolStatus struct {
 	Updated   int `json:"updatedReplicas"`
 	Ready     int `json:"readyReplicas"`
 	Available int `json:"availableReplicas"`
+	// FailingRunners and LastRunnerFailure say how many runners in a row could
+	// not start, and why the last did; written at 0 and "" too, so a
+	// registration clears them. The worker's watcher turns them into the
+	// RunnersFailing condition.
+	FailingRunners    int                     `json:"failingRunners"`
+	LastRunnerFailure string                  `json:"lastRunnerFailure"`
+	RunnerFailures    v1alpha1.RunnerFailures `json:"runnerFailures"`
 }
 
 // PoolStatusInput names the resource, its new status and the events to record.

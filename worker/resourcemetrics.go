@@ -22,7 +22,15 @@ var (
 	hraDesiredDesc = prometheus.NewDesc("horizontalrunnerautoscaler_status_desired_replicas", "status.desiredReplicas of a HorizontalRunnerAutoscaler.", []string{"horizontalrunnerautoscaler", "namespace"}, nil)
 	rdReplicasDesc = prometheus.NewDesc("runnerdeployment_spec_replicas", "spec.replicas of a RunnerDeployment.", []string{"runnerdeployment", "namespace"}, nil)
 	rsReplicasDesc = prometheus.NewDesc("runnerset_spec_replicas", "spec.replicas of a RunnerSet (ARC defines it but never exports it).", []string{"runnerset", "namespace"}, nil)
+	failuresDesc   = prometheus.NewDesc("arcflow_runner_failures_total", "Runners of a pool that could not start, by reason (status.runnerFailures).", []string{"kind", "name", "namespace", "reason"}, nil)
 )
+
+// failureReasons are status.runnerFailures' fields and their reason labels,
+// the runner end reasons.
+var failureReasons = []struct{ field, reason string }{
+	{"createFailed", "create-failed"}, {"registrationTimeout", "registration-timeout"},
+	{"podFailed", "pod-failed"}, {"podExited", "pod-exited"},
+}
 
 // NewResourceMetrics registers the collector with reg.
 func NewResourceMetrics(reg prometheus.Registerer) *ResourceMetrics {
@@ -43,7 +51,7 @@ func (m *ResourceMetrics) use(hras, rds, rss cache.GenericLister) {
 
 // Describe implements prometheus.Collector.
 func (m *ResourceMetrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{hraMinDesc, hraMaxDesc, hraDesiredDesc, rdReplicasDesc, rsReplicasDesc} {
+	for _, d := range []*prometheus.Desc{hraMinDesc, hraMaxDesc, hraDesiredDesc, rdReplicasDesc, rsReplicasDesc, failuresDesc} {
 		ch <- d
 	}
 }
@@ -77,6 +85,21 @@ func (m *ResourceMetrics) Collect(ch chan<- prometheus.Metric) {
 		gauge(hraMaxDesc, u, "spec", "maxReplicas")
 		gauge(hraDesiredDesc, u, "status", "desiredReplicas")
 	})
-	each(rds, func(u *unstructured.Unstructured) { gauge(rdReplicasDesc, u, "spec", "replicas") })
-	each(rss, func(u *unstructured.Unstructured) { gauge(rsReplicasDesc, u, "spec", "replicas") })
+	failures := func(kind string) func(u *unstructured.Unstructured) {
+		return func(u *unstructured.Unstructured) {
+			for _, f := range failureReasons {
+				if v, found, err := unstructured.NestedInt64(u.Object, "status", "runnerFailures", f.field); err == nil && found {
+					ch <- prometheus.MustNewConstMetric(failuresDesc, prometheus.CounterValue, float64(v), kind, u.GetName(), u.GetNamespace(), f.reason)
+				}
+			}
+		}
+	}
+	each(rds, func(u *unstructured.Unstructured) {
+		gauge(rdReplicasDesc, u, "spec", "replicas")
+		failures("RunnerDeployment")(u)
+	})
+	each(rss, func(u *unstructured.Unstructured) {
+		gauge(rsReplicasDesc, u, "spec", "replicas")
+		failures("RunnerSet")(u)
+	})
 }

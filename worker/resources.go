@@ -70,7 +70,11 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 			UpdateFunc: func(oldObj, obj any) {
 				// Status writes (ours and the pool's) do not change the generation and
 				// need no signal.
-				if oldU, ok := oldObj.(*unstructured.Unstructured); ok && oldU.GetGeneration() == obj.(*unstructured.Unstructured).GetGeneration() {
+				newU := obj.(*unstructured.Unstructured)
+				if oldU, ok := oldObj.(*unstructured.Unstructured); ok && oldU.GetGeneration() == newU.GetGeneration() {
+					if kindName != kindHRA && failingChanged(oldU, newU) {
+						w.refreshRunnersFailing(ctx, kindName, newU)
+					}
 					return
 				}
 				w.upsert(ctx, kindName, obj)
@@ -183,15 +187,24 @@ func (w *ResourceWatcher) setConditions(ctx context.Context, kind string, u *uns
 			Message: "arcflow ignores: " + strings.Join(unsupported, "; "), ObservedGeneration: u.GetGeneration(), LastTransitionTime: metav1.Now(),
 		})
 	}
+	if failing, ok := runnersFailingCondition(u); ok {
+		conds = append(conds, failing)
+	}
 	if conditionsUnchanged(u, conds) {
 		return
 	}
+	wasFailing := conditionStatus(u, runnersFailing) == string(metav1.ConditionTrue)
 	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
 	if _, err := w.Dynamic.Resource(resourceOf[kind]).Namespace(u.GetNamespace()).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
 		w.Log.Warn("cannot write status conditions", "pool", u.GetNamespace()+"/"+u.GetName(), "error", err)
 	}
 	for _, c := range conds {
-		if c.Status == metav1.ConditionFalse || c.Type == "UnsupportedFields" {
+		switch {
+		case c.Type == runnersFailing:
+			if c.Status == metav1.ConditionTrue && !wasFailing {
+				w.event(ctx, kind, u, "RunnersFailing", c.Message) // once, not for each failed runner
+			}
+		case c.Status == metav1.ConditionFalse || c.Type == "UnsupportedFields":
 			w.event(ctx, kind, u, c.Reason, c.Message)
 		}
 	}

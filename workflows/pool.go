@@ -240,7 +240,10 @@ func (p *poolRun) newRunnerName(ctx workflow.Context) string {
 
 func (p *poolRun) writeStatus(ctx workflow.Context, plan PoolPlan) {
 	s := &p.state
-	status := PoolStatus{Desired: s.Desired()}
+	status := PoolStatus{Desired: s.Desired(), RunnerFailures: s.Failures}
+	if s.LastFailure != "" {
+		status.FailingRunners, status.LastRunnerFailure = s.TimeoutStreak, s.LastFailure
+	}
 	for _, r := range s.Runners {
 		if r.Stopping || r.RegistrationOnly {
 			continue

@@ -3,6 +3,7 @@ package workflows
 import (
 	"time"
 
+	"github.com/arcflow/arcflow/api/v1alpha1"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -64,7 +65,7 @@ func (p *poolRun) onRegistered(r RunnerRegistered) {
 	for i := range p.state.Runners {
 		if p.state.Runners[i].Name == r.Name {
 			p.state.Runners[i].Registered = true
-			p.state.TimeoutStreak, p.state.CreateNotBefore = 0, time.Time{}
+			p.state.TimeoutStreak, p.state.CreateNotBefore, p.state.LastFailure = 0, time.Time{}, ""
 		}
 	}
 }
@@ -110,7 +111,32 @@ func (p *poolRun) backOff(ctx workflow.Context, d RunnerDone) {
 	p.state.TimeoutStreak++
 	backoff := min(createBackoffMin<<min(p.state.TimeoutStreak-1, 10), createBackoffMax)
 	p.state.CreateNotBefore = workflow.Now(ctx).Add(backoff)
-	p.events = append(p.events, "RunnerFailed: "+d.Name+" ended with "+d.Reason+"; next runner after "+backoff.String())
+	if workflow.GetVersion(ctx, runnerFailureStatusVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		p.events = append(p.events, "RunnerFailed: "+d.Name+" ended with "+d.Reason+"; next runner after "+backoff.String())
+		return
+	}
+	// The status says it, and the watcher's RunnersFailing condition and its
+	// one event; one event per failed runner would flood a broken pool's events.
+	p.state.LastFailure = d.Reason
+	countFailure(&p.state.Failures, d.Reason)
+}
+
+// runnerFailureStatusVersion marks pools that report runners that cannot start
+// in their status (failingRunners, lastRunnerFailure, runnerFailures) instead of
+// an event per failure.
+const runnerFailureStatusVersion = "runner-failure-status"
+
+func countFailure(f *v1alpha1.RunnerFailures, reason string) {
+	switch reason {
+	case EndCreateFailed:
+		f.CreateFailed++
+	case EndRegistrationTimeout:
+		f.RegistrationTimeout++
+	case EndPodFailed:
+		f.PodFailed++
+	case EndPodExited:
+		f.PodExited++
+	}
 }
 
 // drainSignals applies every buffered signal before continue-as-new.

@@ -33,6 +33,7 @@ type poolTest struct {
 	stopped []string
 	busy    map[string]bool
 	status  activities.PoolStatus
+	events  []string
 }
 
 type createdRunner struct {
@@ -82,6 +83,7 @@ func newPoolTest(t *testing.T) *poolTest {
 	pt.env.OnActivity(kube.UpdatePoolStatus, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.PoolStatusInput) error {
 			pt.status = in.Status
+			pt.events = append(pt.events, in.Events...)
 			return nil
 		})
 	return pt
@@ -335,6 +337,12 @@ func TestRunnersThatFailToStartBackOff(t *testing.T) {
 	pt.at(40*time.Second, func() {
 		require.Len(t, pt.created, 3)
 		require.Equal(t, 32*time.Second, pt.created[2].at, "20 s after the second")
+		require.Equal(t, 2, pt.status.FailingRunners, "the status counts the failures in a row")
+		require.Equal(t, EndPodFailed, pt.status.LastRunnerFailure)
+		require.Equal(t, int64(2), pt.status.RunnerFailures.PodFailed)
+		for _, e := range pt.events {
+			require.NotContains(t, e, "RunnerFailed", "no event per failed runner; the watcher's condition says it once")
+		}
 		pt.registerAll() // the template works again: the backoff resets
 	})
 	pt.at(41*time.Second, func() {
@@ -344,6 +352,9 @@ func TestRunnersThatFailToStartBackOff(t *testing.T) {
 	pt.at(42*time.Second, func() {
 		require.Len(t, pt.created, 4)
 		require.Equal(t, 41*time.Second, pt.created[3].at)
+		require.Zero(t, pt.status.FailingRunners, "a registration clears it")
+		require.Empty(t, pt.status.LastRunnerFailure)
+		require.Equal(t, int64(2), pt.status.RunnerFailures.PodFailed, "the total stays")
 	})
 	pt.deleteAndDrain(43 * time.Second)
 	pt.run(spec(1, "h1", false))

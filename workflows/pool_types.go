@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/github"
 )
 
@@ -76,8 +77,13 @@ type PoolState struct {
 	Runners []PoolRunner
 	// TimeoutStreak counts runners in a row that failed to register; it backs off
 	// creation so a broken image does not create pods in a tight loop.
-	TimeoutStreak   int       `json:",omitempty"`
-	CreateNotBefore time.Time `json:",omitempty"`
+	TimeoutStreak int `json:",omitempty"`
+	// LastFailure is the End* reason of the last runner that could not start,
+	// while TimeoutStreak counts; Failures count them all (pools since
+	// runnerFailureStatusVersion).
+	LastFailure     string                  `json:",omitempty"`
+	Failures        v1alpha1.RunnerFailures `json:",omitempty"`
+	CreateNotBefore time.Time               `json:",omitempty"`
 	// LastJobFinished is when an ephemeral runner last ended after its job, and
 	// ScaleReceived when the autoscaler last spoke; see CompletionGrace.
 	LastJobFinished time.Time `json:",omitempty"`

@@ -48,6 +48,7 @@ type RunnerDeploymentStatus struct {
 	// Replicas is the number of runners that exist.
 	// +optional
 	Replicas *int `json:"replicas,omitempty"`
+	FailingRunnersStatus `json:",inline"`
 	// +optional
 	// +listType=map
 	// +listMapKey=type

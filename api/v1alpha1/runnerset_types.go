@@ -41,6 +41,7 @@ type RunnerSetStatus struct {
 	// Replicas is the number of runners that exist.
 	// +optional
 	Replicas *int `json:"replicas,omitempty"`
+	FailingRunnersStatus `json:",inline"`
 	// +optional
 	// +listType=map
 	// +listMapKey=type

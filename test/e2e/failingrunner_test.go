@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,6 +64,20 @@ func TestARunnerThatCrashesAtStartIsReplacedWithBackoff(t *testing.T) {
 	crashed := len(w.Runners.PodTimes())
 	require.GreaterOrEqual(t, crashed, 2, "a failed runner is replaced")
 	require.Empty(t, w.GitHub.Runners(), "none registered")
+	condition := func(field string) string {
+		out, _ := stack.Kubectl(ctx, "get", "-n", ns, "rdeploy", "broken", "-o",
+			`jsonpath={.status.conditions[?(@.type=="RunnersFailing")].`+field+`}`)
+		return out
+	}
+	require.Eventually(t, func() bool { return condition("status") == "True" }, 10*time.Second, 100*time.Millisecond,
+		"the RunnersFailing condition")
+	require.Equal(t, "PodFailed", condition("reason"))
+	require.Contains(t, condition("message"), "runner(s) in a row could not start")
+	events, err := stack.Kubectl(ctx, "get", "events", "-n", ns, "--field-selector", "reason=RunnersFailing", "-o", "name")
+	require.NoError(t, err)
+	require.Len(t, strings.Fields(events), 1, "one event for the failing pool, not one per runner")
+	metrics := readAllMetrics(t, w.WorkerMetricsURL)
+	require.Contains(t, metrics, `arcflow_runner_failures_total{kind="RunnerDeployment",name="broken",namespace="`+ns+`",reason="pod-failed"}`)
 
 	fixed := time.Now()
 	require.NoError(t, w.Apply(ctx, crashingRunners("false")))
@@ -71,5 +86,7 @@ func TestARunnerThatCrashesAtStartIsReplacedWithBackoff(t *testing.T) {
 	// The backoff after the third failure is 40 s; one step, plus the pod's start.
 	recovered := time.Since(fixed)
 	require.Less(t, recovered, 50*time.Second, "recovered within one backoff step")
+	require.Eventually(t, func() bool { return condition("status") == "False" }, 10*time.Second, 100*time.Millisecond,
+		"RunnersFailing=False once a runner registered")
 	t.Logf("%d pods in the first %v of crashing; registered %v after the fix", crashed, fixed.Sub(start).Round(time.Second), recovered.Round(100*time.Millisecond))
 }
