@@ -47,7 +47,7 @@ type RunnerDeploymentStatus struct {
 	DesiredReplicas *int `json:"desiredReplicas,omitempty"`
 	// Replicas is the number of runners that exist.
 	// +optional
-	Replicas *int `json:"replicas,omitempty"`
+	Replicas             *int `json:"replicas,omitempty"`
 	FailingRunnersStatus `json:",inline"`
 	// +optional
 	// +listType=map

@@ -40,7 +40,7 @@ type RunnerSetStatus struct {
 	DesiredReplicas *int `json:"desiredReplicas,omitempty"`
 	// Replicas is the number of runners that exist.
 	// +optional
-	Replicas *int `json:"replicas,omitempty"`
+	Replicas             *int `json:"replicas,omitempty"`
 	FailingRunnersStatus `json:",inline"`
 	// +optional
 	// +listType=map
