@@ -72,8 +72,13 @@ func (r *burstResult) table() string {
 			"44–56 MiB manager + 36–41 MiB webhook server", "≤ 90 MiB together at 100 runners")
 		row("CPU seconds per job, worker / webhook", fmt.Sprintf("%.3f / %.3f", r.workerCPU.Seconds()/float64(r.jobs), r.webhookCPU.Seconds()/float64(r.jobs)), "", "")
 	}
-	row("RSS after the burst: anonymous (heap, stacks) + file (the binary's pages), worker; webhook",
-		fmt.Sprintf("%s + %s; %s + %s", mib(r.workerAnon), mib(r.workerFile), mib(r.webhookAnon), mib(r.webhookFile)), "", "")
+	if r.allInOne {
+		row("RSS after the burst: anonymous (heap, stacks) + file (the binary's pages), `arcflow all`",
+			fmt.Sprintf("%s + %s", mib(r.workerAnon), mib(r.workerFile)), "", "")
+	} else {
+		row("RSS after the burst: anonymous (heap, stacks) + file (the binary's pages), worker; webhook",
+			fmt.Sprintf("%s + %s; %s + %s", mib(r.workerAnon), mib(r.workerFile), mib(r.webhookAnon), mib(r.webhookFile)), "", "")
+	}
 	r.costRows(row)
 	row("pods deleted while busy; deliveries refused / failed", fmt.Sprintf("%d; %d / %d", r.violations, r.rejected, r.failedDlv), "", "0")
 	row("wall time, first webhook → pool empty", r.total.Round(100*time.Millisecond).String(), "", "")
