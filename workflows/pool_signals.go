@@ -3,8 +3,9 @@ package workflows
 import (
 	"time"
 
-	"github.com/arcflow/arcflow/api/v1alpha1"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/arcflow/arcflow/api/v1alpha1"
 )
 
 // Registration-timeout backoff: 10 s after the first failure, doubling to 10 min.

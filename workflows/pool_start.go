@@ -40,7 +40,7 @@ func (p *poolRun) startRunners(ctx workflow.Context, runners []PoolRunner) {
 			Keywords: runnerKeywords(spec, r.Name), TaskTimeout: RunnerTaskTimeout,
 		})
 	}
-	started := workflow.ExecuteActivity(kubeOptions(ctx), temporalStarts.StartWorkflows, starts)
+	started := workflow.ExecuteActivity(kubeOptions(ctx), temporalCalls.StartWorkflows, starts)
 	for _, r := range runners {
 		p.starting = append(p.starting, pendingStart{name: r.Name, started: started})
 	}

@@ -51,7 +51,7 @@ func newPoolTest(t *testing.T) *poolTest {
 	pt.env.RegisterActivity(&activities.Workflows{})
 	pt.start = pt.env.Now()
 	// The runners' starts are recorded; the test plays the runners by signals.
-	pt.env.OnActivity(temporalStarts.StartWorkflows, mock.Anything, mock.Anything).Return(
+	pt.env.OnActivity(temporalCalls.StartWorkflows, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, starts []activities.WorkflowStart) error {
 			for _, st := range starts {
 				var in RunnerInput

@@ -332,17 +332,21 @@ func kubeOptions(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
 		HeartbeatTimeout:    ActivityHeartbeatTimeout,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10,
-		},
+		RetryPolicy:         callRetry(),
 	})
+}
+
+// callRetry is how a Kubernetes or GitHub call is retried, as an activity task or
+// as a local activity.
+func callRetry() *temporal.RetryPolicy {
+	return &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10}
 }
 
 func githubOptions(ctx workflow.Context) workflow.Context { return kubeOptions(ctx) }
 
 // Typed nil pointers give compile-checked activity references.
 var (
-	kube           *activities.Kubernetes
-	gh             *activities.GitHub
-	temporalStarts *activities.Workflows
+	kube          *activities.Kubernetes
+	gh            *activities.GitHub
+	temporalCalls *activities.Workflows
 )

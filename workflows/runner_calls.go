@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/arcflow/arcflow/activities"
@@ -35,9 +34,7 @@ func localOptions(ctx workflow.Context) workflow.Context {
 	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		ScheduleToCloseTimeout: 5 * time.Minute,
 		StartToCloseTimeout:    30 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10,
-		},
+		RetryPolicy:            callRetry(),
 	})
 }
 
@@ -64,7 +61,7 @@ func (r *runnerRun) signalPool(ctx workflow.Context, name string, arg any) {
 			panic(marshalErr)
 		}
 		signal := activities.WorkflowSignal{WorkflowID: r.in.PoolWorkflowID, Name: name, Arg: encoded}
-		err = workflow.ExecuteLocalActivity(localOptions(ctx), temporalStarts.SignalWorkflow, signal).Get(ctx, nil)
+		err = workflow.ExecuteLocalActivity(localOptions(ctx), temporalCalls.SignalWorkflow, signal).Get(ctx, nil)
 	} else {
 		err = workflow.SignalExternalWorkflow(ctx, r.in.PoolWorkflowID, "", name, arg).Get(ctx, nil)
 	}

@@ -153,7 +153,7 @@ func (rt *runnerTest) input(ephemeral bool, timings RunnerTimings) RunnerInput {
 // revision sends them.
 func (rt *runnerTest) onPoolSignal(pool string, got func(name string, arg []byte)) {
 	if rt.revision >= RunnerRevisionLocal {
-		rt.env.OnActivity(temporalStarts.SignalWorkflow, mock.Anything, mock.Anything).Return(
+		rt.env.OnActivity(temporalCalls.SignalWorkflow, mock.Anything, mock.Anything).Return(
 			func(_ context.Context, s activities.WorkflowSignal) error {
 				require.Equal(rt.t, pool, s.WorkflowID)
 				got(s.Name, s.Arg)
