@@ -193,21 +193,28 @@ func (w *ResourceWatcher) setConditions(ctx context.Context, kind string, u *uns
 	if conditionsUnchanged(u, conds) {
 		return
 	}
-	wasFailing := conditionStatus(u, runnersFailing) == string(metav1.ConditionTrue)
-	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
-	if _, err := w.Dynamic.Resource(resourceOf[kind]).Namespace(u.GetNamespace()).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+	if err := w.patchConditions(ctx, kind, u, conds); err != nil {
 		w.Log.Warn("cannot write status conditions", "pool", u.GetNamespace()+"/"+u.GetName(), "error", err)
 	}
 	for _, c := range conds {
 		switch {
 		case c.Type == runnersFailing:
-			if c.Status == metav1.ConditionTrue && !wasFailing {
-				w.event(ctx, kind, u, "RunnersFailing", c.Message) // once, not for each failed runner
-			}
+			w.reportFailingStart(ctx, kind, u, c)
 		case c.Status == metav1.ConditionFalse || c.Type == "UnsupportedFields":
 			w.event(ctx, kind, u, c.Reason, c.Message)
 		}
 	}
+}
+
+// patchConditions replaces a resource's status conditions with conds (a list of
+// metav1.Condition, or of their unstructured form).
+func (w *ResourceWatcher) patchConditions(ctx context.Context, kind string, u *unstructured.Unstructured, conds any) error {
+	patch, err := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
+	if err != nil {
+		return err
+	}
+	_, err = w.Dynamic.Resource(resourceOf[kind]).Namespace(u.GetNamespace()).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	return err
 }
 
 // conditionsUnchanged compares type, status, reason, message and generation.

@@ -2,14 +2,12 @@ package worker
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // runnersFailing is the condition type of a pool whose runners cannot start.
@@ -102,11 +100,17 @@ func (w *ResourceWatcher) refreshRunnersFailing(ctx context.Context, kind string
 	if !replaced {
 		conds = append(conds, encoded)
 	}
-	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
-	if _, err := w.Dynamic.Resource(resourceOf[kind]).Namespace(u.GetNamespace()).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+	if err := w.patchConditions(ctx, kind, u, conds); err != nil {
 		w.Log.Warn("cannot write the RunnersFailing condition", "pool", u.GetNamespace()+"/"+u.GetName(), "error", err)
 		return
 	}
+	w.reportFailingStart(ctx, kind, u, c)
+}
+
+// reportFailingStart records one Warning event when c, just written, starts a
+// failing streak on u (u as it was before the write): once, not for each runner
+// that fails.
+func (w *ResourceWatcher) reportFailingStart(ctx context.Context, kind string, u *unstructured.Unstructured, c metav1.Condition) {
 	if c.Status == metav1.ConditionTrue && conditionStatus(u, runnersFailing) != string(metav1.ConditionTrue) {
 		w.event(ctx, kind, u, runnersFailing, c.Message)
 	}

@@ -25,15 +25,7 @@ func TestCLIScaleStatusAndSetup(t *testing.T) {
 	const ns = "cli"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	w, err := simworld.Start(ctx, simworld.Config{
-		Stack: stack, RepoRoot: repoRoot(t), Namespace: ns, Dir: t.TempDir(), Binary: arcflowBinary(t), RegisterDelay: 100 * time.Millisecond,
-	})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		_, _ = stack.Kubectl(context.Background(), "delete", "-n", ns, "hra,rdeploy", "--all", "--wait=false")
-		require.Eventually(t, func() bool { return len(runnerPods(t, w)) == 0 }, 90*time.Second, 200*time.Millisecond)
-		require.NoError(t, w.Stop())
-	})
+	w := startSimWorld(t, ctx, simworld.Config{Namespace: ns, RegisterDelay: 100 * time.Millisecond})
 	require.NoError(t, w.Apply(ctx, fullPathRunnerDeployment))
 
 	out, err := arcflowCLI(t, "setup")

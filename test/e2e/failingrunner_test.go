@@ -3,8 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -41,17 +39,8 @@ func TestARunnerThatCrashesAtStartIsReplacedWithBackoff(t *testing.T) {
 	const ns = "crashing"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	w, err := simworld.Start(ctx, simworld.Config{
-		Stack: stack, RepoRoot: repoRoot(t), Namespace: ns, Dir: t.TempDir(), Binary: arcflowBinary(t),
-		Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, Seed: 1,
-		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-	})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		_, _ = stack.Kubectl(context.Background(), "delete", "-n", ns, "rdeploy", "--all", "--wait=false")
-		require.Eventually(t, func() bool { return w.Runners.LivePods() == 0 && len(w.GitHub.Runners()) == 0 },
-			90*time.Second, 200*time.Millisecond, "the pool drained after delete")
-		require.NoError(t, w.Stop())
+	w := startSimWorld(t, ctx, simworld.Config{
+		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, Seed: 1,
 	})
 
 	start := time.Now()

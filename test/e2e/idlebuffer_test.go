@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"log/slog"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -26,17 +24,8 @@ func TestAnIdleBufferStartsTheNextJobOnARegisteredRunner(t *testing.T) {
 	const ns = "idle-buffer"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	w, err := simworld.Start(ctx, simworld.Config{
-		Stack: stack, RepoRoot: repoRoot(t), Namespace: ns, Dir: t.TempDir(), Binary: arcflowBinary(t),
-		Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: time.Second, Seed: 1,
-		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-	})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		_, _ = stack.Kubectl(context.Background(), "delete", "-n", ns, "hra,rdeploy", "--all", "--wait=false")
-		require.Eventually(t, func() bool { return w.Runners.LivePods() == 0 && len(w.GitHub.Runners()) == 0 },
-			90*time.Second, 200*time.Millisecond, "the pool drained after delete")
-		require.NoError(t, w.Stop())
+	w := startSimWorld(t, ctx, simworld.Config{
+		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: time.Second, Seed: 1,
 	})
 	require.Contains(t, idleBufferManifest, v1alpha1.IdleRunnersAnnotation)
 	require.NoError(t, w.Apply(ctx, idleBufferManifest))

@@ -1,0 +1,33 @@
+package e2e
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/arcflow/arcflow/internal/simworld"
+)
+
+// startSimWorld runs the built arcflow on the simulator in its own namespace
+// (cfg.Namespace), with warnings logged, and on cleanup deletes its resources and
+// waits until every runner pod and registered runner is gone.
+func startSimWorld(t *testing.T, ctx context.Context, cfg simworld.Config) *simworld.World {
+	t.Helper()
+	cfg.Stack, cfg.RepoRoot, cfg.Dir, cfg.Binary = stack, repoRoot(t), t.TempDir(), arcflowBinary(t)
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	w, err := simworld.Start(ctx, cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_, _ = stack.Kubectl(context.Background(), "delete", "-n", cfg.Namespace, "hra,rdeploy", "--all", "--wait=false")
+		require.Eventually(t, func() bool { return w.Runners.LivePods() == 0 && len(w.GitHub.Runners()) == 0 },
+			90*time.Second, 200*time.Millisecond, "the pool drained after delete")
+		require.NoError(t, w.Stop())
+	})
+	return w
+}
