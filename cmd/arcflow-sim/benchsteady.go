@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/internal/simworld"
 	"github.com/arcflow/arcflow/sim"
 )
@@ -53,8 +52,7 @@ func steadyRun(ctx context.Context, s *session, jobs, idle int) (steadyResult, e
 	defer func() { _ = w.Stop() }()
 	manifest := autoscaledPool("steady", "steady-org/app", 10)
 	if idle > 0 {
-		manifest = strings.Replace(manifest, "kind: HorizontalRunnerAutoscaler\nmetadata:\n  name: steady\n",
-			fmt.Sprintf("kind: HorizontalRunnerAutoscaler\nmetadata:\n  name: steady\n  annotations:\n    %s: \"%d\"\n", v1alpha1.IdleRunnersAnnotation, idle), 1)
+		manifest = simworld.WithIdleRunners(manifest, "steady", idle)
 	}
 	if err := w.Apply(ctx, manifest); err != nil {
 		return steadyResult{}, err

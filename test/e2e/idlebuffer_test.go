@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,8 +14,7 @@ import (
 
 // idleBufferManifest is the full-path RunnerDeployment and HRA with an idle
 // buffer of two runners.
-var idleBufferManifest = strings.Replace(fullpath.RunnerDeployment, "kind: HorizontalRunnerAutoscaler\nmetadata:\n  name: app\n",
-	"kind: HorizontalRunnerAutoscaler\nmetadata:\n  name: app\n  annotations:\n    "+v1alpha1.IdleRunnersAnnotation+": \"2\"\n", 1)
+var idleBufferManifest = simworld.WithIdleRunners(fullpath.RunnerDeployment, "app", 2)
 
 // An HRA with an idle buffer keeps two registered runners at rest; a job starts
 // on one of them without waiting for a pod, and the buffer is refilled.

@@ -1,0 +1,21 @@
+package simworld
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	"github.com/arcflow/arcflow/api/v1alpha1"
+)
+
+func TestWithIdleRunnersAnnotatesTheHRA(t *testing.T) {
+	manifest := "kind: HorizontalRunnerAutoscaler\nmetadata:\n  name: app\nspec:\n  maxReplicas: 4\n"
+	var hra v1alpha1.HorizontalRunnerAutoscaler
+	require.NoError(t, yaml.Unmarshal([]byte(WithIdleRunners(manifest, "app", 2)), &hra))
+	n, err := hra.IdleRunners()
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	require.Equal(t, "app", hra.Name)
+	require.Equal(t, manifest, WithIdleRunners(manifest, "other", 2), "another HRA's manifest is left alone")
+}
