@@ -280,7 +280,8 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int, allInOne boo
 	r.workerRSS, r.workerCPU = w.Worker.PeakRSS(), w.Worker.CPU()-cpuWorker
 	r.workerAnon, r.workerFile = w.Worker.RSSParts()
 	r.webhookAnon, r.webhookFile = w.Webhook.RSSParts()
-	if r.allInOne = allInOne; !allInOne {
+	r.allInOne = allInOne
+	if !allInOne {
 		r.webhookRSS, r.webhookCPU = w.Webhook.PeakRSS(), w.Webhook.CPU()-cpuWebhook
 	}
 	r.violations = len(w.Runners.Violations())
