@@ -104,6 +104,9 @@ func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply r
 
 	id := contract.AutoscalerWorkflowID(match.HRA.Namespace, match.HRA.Name)
 	event := contract.JobEvent{DeliveryID: delivery, JobID: job.GetID(), Action: action, Repository: ev.Repo.GetFullName()}
+	if action == "queued" {
+		event.Overflow = match.Overflow // a completion follows its reservation from the first autoscaler
+	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.SignalTimeout)
 	defer cancel()
 	if err := s.commits.Submit(ctx, id, event, startOf(id, match, spec)); err != nil {

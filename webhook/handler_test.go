@@ -50,7 +50,8 @@ func (r *recorder) SignalWithStartWorkflow(_ context.Context, id, _ string, arg 
 	return nil, nil
 }
 
-// oneHRA matches every job of Codertocat/Hello-World.
+// oneHRA matches every job of Codertocat/Hello-World, with one more HRA to
+// spill over to.
 type oneHRA struct{}
 
 func (oneHRA) Find(job Job) (Match, bool) {
@@ -63,7 +64,7 @@ func (oneHRA) Find(job Job) (Match, bool) {
 		ScaleTargetRef: v1alpha1.ScaleTargetRef{Name: "hello-runners"}, MinReplicas: ptr.To(0), MaxReplicas: ptr.To(3),
 	}
 	return Match{HRA: hra, Target: hraspec.Target{Kind: v1alpha1.KindRunnerDeployment, Name: "hello-runners",
-		Config: v1alpha1.RunnerConfig{Repository: "Codertocat/Hello-World"}}}, true
+		Config: v1alpha1.RunnerConfig{Repository: "Codertocat/Hello-World"}}, Overflow: []string{"hra/ci/spare"}}, true
 }
 
 func newTestServer(t *testing.T, rec *recorder) (*Server, *prometheus.Registry) {
@@ -106,7 +107,8 @@ func TestSignedQueuedDeliverySignalsTheAutoscaler(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, resp.Code, resp.Body.String())
 	require.Equal(t, "scaled ci/hello by +1", resp.Body.String())
 	require.Equal(t, []string{"hra/ci/hello"}, rec.ids)
-	require.Equal(t, contract.JobEvent{DeliveryID: "delivery-1", JobID: 289782451, Action: "queued", Repository: "Codertocat/Hello-World"}, rec.signals[0])
+	require.Equal(t, contract.JobEvent{DeliveryID: "delivery-1", JobID: 289782451, Action: "queued", Repository: "Codertocat/Hello-World",
+		Overflow: []string{"hra/ci/spare"}}, rec.signals[0], "a queued job names where it may spill over")
 	require.Equal(t, 1.0, testutil.ToFloat64(s.metrics.deliveries.WithLabelValues("workflow_job", "accepted")))
 	_ = reg
 }
@@ -158,6 +160,9 @@ func TestDeliveries(t *testing.T) {
 			require.Equal(t, tc.status, resp.Code, resp.Body.String())
 			require.Contains(t, resp.Body.String(), tc.text)
 			require.Equal(t, tc.signalled, len(rec.signals) == 1)
+			if tc.signalled {
+				require.Empty(t, rec.signals[0].Overflow, "a completion follows its job from the first autoscaler")
+			}
 			require.NotContains(t, resp.Body.String(), string(secret))
 		})
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/arcflow/arcflow/github"
 	"github.com/arcflow/arcflow/internal/hraspec"
 	"github.com/arcflow/arcflow/internal/informer"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // Job is what HRA matching needs of a workflow_job event.
@@ -32,6 +33,9 @@ type Job struct {
 type Match struct {
 	HRA    *v1alpha1.HorizontalRunnerAutoscaler
 	Target hraspec.Target
+	// Overflow are the workflow IDs of the other autoscalers that match the
+	// job, in the order they are tried when the ones before are at maxReplicas.
+	Overflow []string
 }
 
 // Finder finds the autoscaler for a job.
@@ -76,15 +80,16 @@ type candidate struct {
 	target hraspec.Target
 }
 
-// Find applies ARC's matching (reference §4.3): repository runners first; then,
-// unless the repository belongs to a user, organization and enterprise runners in
-// the order org default group, enterprise default group, org custom group,
-// enterprise custom group. Within a level the first HRA (by namespace/name) whose
-// only trigger is workflowJob and whose target has every job label (ignoring
-// self-hosted, case-insensitively) wins. An HRA whose target is missing or broken is
-// skipped, never fatal for the others.
+// Find applies ARC's matching (reference §4.3) to every HRA whose only trigger is
+// workflowJob and whose target has every job label (ignoring self-hosted,
+// case-insensitively), and orders the matches: higher arcflow.dev/priority first;
+// then ARC's levels, repository runners first and, unless the repository belongs
+// to a user, organization and enterprise runners in the order org default group,
+// enterprise default group, org custom group, enterprise custom group; then
+// namespace/name. The first match scales the job, the others are its overflow.
+// Without priority annotations the first is the HRA ARC would pick. An HRA whose
+// target is missing or broken is skipped, never fatal for the others.
 func (ix *Index) Find(job Job) (Match, bool) {
-	cands := ix.candidates()
 	levels := []func(c v1alpha1.RunnerConfig) bool{
 		func(c v1alpha1.RunnerConfig) bool {
 			return c.Repository != "" && strings.EqualFold(c.Repository, job.Repository)
@@ -102,14 +107,38 @@ func (ix *Index) Find(job Job) (Match, bool) {
 			func(c v1alpha1.RunnerConfig) bool { return ent(c) && c.Group != "" },
 		)
 	}
-	for _, level := range levels {
-		for _, c := range cands {
-			if level(c.target.Config) && scalesOnJobs(c.hra) && github.LabelsFit(job.Labels, c.target.Config.Labels, false) {
-				return Match{HRA: c.hra, Target: c.target}, true
+	type ranked struct {
+		candidate
+		priority, level int
+	}
+	var matches []ranked
+	for _, c := range ix.candidates() {
+		if !scalesOnJobs(c.hra) || !github.LabelsFit(job.Labels, c.target.Config.Labels, false) {
+			continue
+		}
+		for level, in := range levels {
+			if in(c.target.Config) {
+				priority, _ := c.hra.Priority() // a bad value is reported on the HRA and counts as 0
+				matches = append(matches, ranked{c, priority, level})
+				break
 			}
 		}
 	}
-	return Match{}, false
+	if len(matches) == 0 {
+		return Match{}, false
+	}
+	sort.SliceStable(matches, func(i, j int) bool { // candidates come by namespace/name
+		if matches[i].priority != matches[j].priority {
+			return matches[i].priority > matches[j].priority
+		}
+		return matches[i].level < matches[j].level
+	})
+	first := matches[0]
+	m := Match{HRA: first.hra, Target: first.target}
+	for _, other := range matches[1:] {
+		m.Overflow = append(m.Overflow, contract.AutoscalerWorkflowID(other.hra.Namespace, other.hra.Name))
+	}
+	return m, true
 }
 
 func scalesOnJobs(hra *v1alpha1.HorizontalRunnerAutoscaler) bool {

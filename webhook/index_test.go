@@ -101,3 +101,38 @@ func TestIndexMatchesLikeARC(t *testing.T) {
 		})
 	}
 }
+
+func withPriority(u *unstructured.Unstructured, priority string) *unstructured.Unstructured {
+	u.SetAnnotations(map[string]string{v1alpha1.PriorityAnnotation: priority})
+	return u
+}
+
+// HRAs that match the same job are ordered by priority, then ARC's levels, then
+// name; the first scales the job and the rest are its overflow.
+func TestIndexOrdersOverlappingHRAsForSpillOver(t *testing.T) {
+	linux := map[string]any{"organization": "octo-org", "labels": labelsOf("linux")}
+	repo := map[string]any{"repository": "octo-org/app", "labels": labelsOf("linux")}
+	job := Job{Repository: "octo-org/app", Org: "octo-org", Labels: []string{"self-hosted", "linux"}}
+	find := func(objs ...runtime.Object) (string, []string) {
+		m, ok := newTestIndex(t, objs...).Find(job)
+		require.True(t, ok)
+		return m.HRA.Name, m.Overflow
+	}
+
+	first, overflow := find(rdWith("ci", "b", linux), hraFor("ci", "b", "b"), rdWith("ci", "a", linux), hraFor("ci", "a", "a"))
+	require.Equal(t, "a", first, "without priorities, the name decides")
+	require.Equal(t, []string{"hra/ci/b"}, overflow)
+
+	first, overflow = find(rdWith("ci", "b", linux), withPriority(hraFor("ci", "b", "b"), "10"),
+		rdWith("ci", "a", linux), hraFor("ci", "a", "a"), rdWith("ci", "c", linux), withPriority(hraFor("ci", "c", "c"), "-1"))
+	require.Equal(t, "b", first, "the highest priority first")
+	require.Equal(t, []string{"hra/ci/a", "hra/ci/c"}, overflow, "then 0, then -1")
+
+	first, overflow = find(rdWith("ci", "org", linux), hraFor("ci", "a-org", "org"), rdWith("ci", "repo", repo), hraFor("ci", "z-repo", "repo"))
+	require.Equal(t, "z-repo", first, "at equal priority, repository runners before organization runners, as in ARC")
+	require.Equal(t, []string{"hra/ci/a-org"}, overflow)
+
+	first, overflow = find(rdWith("ci", "a", linux), hraFor("ci", "a", "a"))
+	require.Equal(t, "a", first)
+	require.Empty(t, overflow, "a lone match has no overflow")
+}

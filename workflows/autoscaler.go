@@ -74,6 +74,8 @@ func (a *autoscalerRun) decide(ctx workflow.Context) time.Time {
 	if len(s.Pending) > 0 {
 		wake = append(wake, s.LastApplied.Add(spec.BatchWindow))
 	}
+	a.sendForwards(ctx)
+	a.forgetSpilled(now)
 	s.Reservations.Expire(now, spec.Max)
 	wake = append(wake, s.Reservations.NextExpiry(spec.Max))
 	if s.Force != nil && !now.Before(s.Force.Until) {
@@ -97,14 +99,11 @@ func (a *autoscalerRun) decide(ctx workflow.Context) time.Time {
 		wake = append(wake, s.NextSync)
 	}
 
-	minReplicas := spec.Min
 	schedule, err := MatchSchedule(spec.Overrides, now)
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("scheduled overrides ignored", "hra", spec.Name, "error", err)
 	}
-	if schedule.Active != nil && schedule.Active.MinReplicas != nil {
-		minReplicas = *schedule.Active.MinReplicas
-	}
+	minReplicas := minReplicasOf(spec, schedule)
 	wake = append(wake, schedule.ActiveUntil, schedule.NextStart)
 
 	out := DesiredReplicas(DesiredInput{
@@ -122,6 +121,21 @@ func (a *autoscalerRun) decide(ctx workflow.Context) time.Time {
 	}
 	a.writeStatus(ctx, schedule)
 	return earliest(now, wake)
+}
+
+// minReplicasOf is minReplicas, or what a scheduled override in force sets.
+func minReplicasOf(spec contract.AutoscalerSpec, schedule ScheduleMatch) int {
+	if schedule.Active != nil && schedule.Active.MinReplicas != nil {
+		return *schedule.Active.MinReplicas
+	}
+	return spec.Min
+}
+
+// minReplicas is minReplicasOf at now; a broken schedule, which decide reports,
+// counts as none.
+func (a *autoscalerRun) minReplicas(now time.Time) int {
+	schedule, _ := MatchSchedule(a.state.Spec.Overrides, now)
+	return minReplicasOf(a.state.Spec, schedule)
 }
 
 // manualReservations counts the spec's capacityReservations in force now, and adds
@@ -155,7 +169,7 @@ func earliest(now time.Time, times []time.Time) time.Time {
 
 func (a *autoscalerRun) applyPending(now time.Time) {
 	for _, ev := range a.state.Pending {
-		a.state.Reservations.Apply(ev, now, a.state.Spec.TriggerDuration)
+		a.applyJob(ev, now)
 	}
 	a.state.Pending, a.state.LastApplied = nil, now
 }
@@ -246,6 +260,9 @@ func (a *autoscalerRun) reconcileQueuedJobs(ctx workflow.Context) {
 	open := map[int64]bool{}
 	for _, id := range out.Queued {
 		open[id] = true
+		if _, spilled := a.state.Spilled[id]; spilled {
+			continue // reserved where it was passed on
+		}
 		a.state.Reservations.Apply(contract.JobEvent{JobID: id, Action: "queued"}, now, spec.TriggerDuration)
 	}
 	for _, id := range out.InProgress {

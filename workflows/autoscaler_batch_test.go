@@ -1,13 +1,11 @@
 package workflows
 
 import (
-	"errors"
 	"testing"
 	"time"
 
 	"github.com/arcflow/arcflow/workflows/contract"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/workflow"
 )
 
 // batchScript is a webhook burst with everything the reservations book must get
@@ -134,10 +132,7 @@ func TestAJobsBatchSurvivesContinueAsNew(t *testing.T) {
 		})
 	}, time.Second)
 	at.env.ExecuteWorkflow(AutoscalerWorkflow, AutoscalerInput{Spec: hraSpec(0, 10)})
-	var can *workflow.ContinueAsNewError
-	require.True(t, errors.As(at.env.GetWorkflowError(), &can))
-	var next AutoscalerInput
-	require.NoError(t, converterFor().FromPayloads(can.Input, &next))
+	next := continuedWith[AutoscalerInput](t, at.env)
 	require.Equal(t, []int64{1, 2}, activeJobs(next.State.Reservations))
 	require.Contains(t, next.State.Reservations.Deliveries, "d2")
 }

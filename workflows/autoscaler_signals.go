@@ -42,7 +42,7 @@ func (a *autoscalerRun) onJob(ctx workflow.Context, ev contract.JobEvent) {
 	now := workflow.Now(ctx)
 	s := &a.state
 	if len(s.Pending) == 0 && !now.Before(s.LastApplied.Add(s.Spec.BatchWindow)) {
-		s.Reservations.Apply(ev, now, s.Spec.TriggerDuration)
+		a.applyJob(ev, now)
 		s.LastApplied = now
 		return
 	}

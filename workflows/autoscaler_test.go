@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/github"
@@ -207,10 +205,7 @@ func TestAutoscalerContinuesAsNewWithReservations(t *testing.T) {
 		at.env.SignalWorkflow(contract.SignalJob, contract.JobEvent{DeliveryID: "d2", JobID: 2, Action: "queued"})
 	}, 10*time.Second)
 	at.env.ExecuteWorkflow(AutoscalerWorkflow, AutoscalerInput{Spec: hraSpec(0, 10)})
-	var can *workflow.ContinueAsNewError
-	require.True(t, errors.As(at.env.GetWorkflowError(), &can))
-	var next AutoscalerInput
-	require.NoError(t, converterFor().FromPayloads(can.Input, &next))
+	next := continuedWith[AutoscalerInput](t, at.env)
 	require.Len(t, next.State.Reservations.Active, 2)
 	require.Contains(t, next.State.Reservations.Deliveries, "d1", "delivery IDs carry over, so a redelivery after continue-as-new changes nothing")
 }

@@ -16,6 +16,10 @@ type AutoscalerInput struct {
 type AutoscalerState struct {
 	Spec         contract.AutoscalerSpec
 	Reservations Reservations
+	// Spilled are the queued jobs passed on to the next autoscaler that matched
+	// them, by job ID; Outbox the job events not yet sent there.
+	Spilled map[int64]SpilledJob `json:",omitempty"`
+	Outbox  []Forward            `json:",omitempty"`
 	// Pending job events wait for the batch window to close.
 	Pending     []contract.JobEvent `json:",omitempty"`
 	LastApplied time.Time

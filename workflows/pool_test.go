@@ -3,7 +3,6 @@ package workflows
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/github"
@@ -396,10 +394,7 @@ func TestPoolContinuesAsNewWithItsRunners(t *testing.T) {
 		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2})
 	})
 	pt.env.ExecuteWorkflow(PoolWorkflow, PoolInput{Spec: spec(2, "h1", false)})
-	var can *workflow.ContinueAsNewError
-	require.True(t, errors.As(pt.env.GetWorkflowError(), &can))
-	var next PoolInput
-	require.NoError(t, converterFor().FromPayloads(can.Input, &next))
+	next := continuedWith[PoolInput](t, pt.env)
 	require.Len(t, next.State.Runners, 2)
 	for _, r := range next.State.Runners {
 		require.True(t, r.Registered)

@@ -71,6 +71,14 @@ func (r *Reservations) Apply(ev contract.JobEvent, now time.Time, duration time.
 	return false
 }
 
+// Knows reports whether ev is a delivery already applied, or concerns a job
+// already reserved or completed.
+func (r *Reservations) Knows(ev contract.JobEvent) bool {
+	_, delivered := r.Deliveries[ev.DeliveryID]
+	_, completed := r.EarlyCompletions[ev.JobID]
+	return (ev.DeliveryID != "" && delivered) || completed || r.index(ev.JobID) >= 0
+}
+
 func (r *Reservations) index(jobID int64) int {
 	for i, res := range r.Active {
 		if res.JobID == jobID {

@@ -3,7 +3,6 @@ package workflows
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/api/v1alpha1"
@@ -445,11 +443,7 @@ func TestLongRegistrationContinuesAsNewWithItsState(t *testing.T) {
 		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
 		rt.after(3*time.Minute, func() { rt.env.SetCurrentHistoryLength(5000) })
 		rt.env.ExecuteWorkflow(RunnerWorkflow, rt.input(true, RunnerTimings{}))
-		err := rt.env.GetWorkflowError()
-		var can *workflow.ContinueAsNewError
-		require.True(t, errors.As(err, &can), "got %v", err)
-		var next RunnerInput
-		require.NoError(t, converterFor().FromPayloads(can.Input, &next))
+		next := continuedWith[RunnerInput](t, rt.env)
 		require.NotNil(t, next.State)
 		require.Equal(t, PhaseRegistering, next.State.Phase)
 		require.Equal(t, "uid-1", next.State.Pod.UID)

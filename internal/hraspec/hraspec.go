@@ -49,6 +49,9 @@ func Of(hra *v1alpha1.HorizontalRunnerAutoscaler, target Target, opts Options) (
 	if err != nil {
 		return contract.AutoscalerSpec{}, err
 	}
+	if _, err := hra.Priority(); err != nil {
+		return contract.AutoscalerSpec{}, err // only the webhook's order uses it, but a typo must not pass unseen
+	}
 	trigger, _ := hra.Spec.WorkflowJobTrigger()
 	spec := contract.AutoscalerSpec{
 		Namespace: hra.Namespace, Name: hra.Name, Generation: hra.Generation,

@@ -9,4 +9,9 @@ type JobEvent struct {
 	Action string `json:"action"`
 	// Repository is owner/name, for logs and the reconcile.
 	Repository string `json:"repository,omitempty"`
+	// Overflow lists the workflow IDs of the other autoscalers that match a
+	// queued job, in the order they are tried: an autoscaler whose pool is at
+	// maxReplicas passes the job to the first of them (spill-over), and sends
+	// it the job's completion too.
+	Overflow []string `json:"overflow,omitempty"`
 }

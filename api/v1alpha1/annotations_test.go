@@ -22,3 +22,19 @@ func TestIdleRunnersAnnotation(t *testing.T) {
 		require.ErrorContains(t, err, IdleRunnersAnnotation, bad)
 	}
 }
+
+func TestPriorityAnnotation(t *testing.T) {
+	hra := func(annotations map[string]string) *HorizontalRunnerAutoscaler {
+		return &HorizontalRunnerAutoscaler{ObjectMeta: metav1.ObjectMeta{Annotations: annotations}}
+	}
+	n, err := hra(nil).Priority()
+	require.NoError(t, err)
+	require.Zero(t, n, "an ARC manifest has priority 0")
+	n, err = hra(map[string]string{PriorityAnnotation: "-5"}).Priority()
+	require.NoError(t, err)
+	require.Equal(t, -5, n)
+	for _, bad := range []string{"high", "1.5", ""} {
+		_, err := hra(map[string]string{PriorityAnnotation: bad}).Priority()
+		require.ErrorContains(t, err, PriorityAnnotation, bad)
+	}
+}

@@ -1,0 +1,48 @@
+package v1alpha1
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// IdleRunnersAnnotation asks an HRA for an idle buffer (beyond ARC): the
+// autoscaler keeps this many runners on top of what the jobs need, within
+// maxReplicas, so the next job starts on a registered runner instead of waiting
+// for a pod. minReplicas, by contrast, counts busy runners too. An annotation
+// keeps an ARC manifest valid for ARC itself.
+const IdleRunnersAnnotation = "arcflow.dev/idle-runners"
+
+// IdleRunners is the HRA's idle buffer: 0 without the annotation.
+func (h *HorizontalRunnerAutoscaler) IdleRunners() (int, error) {
+	value, ok := h.Annotations[IdleRunnersAnnotation]
+	if !ok {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(value)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("annotation %s: want a whole number of runners, 0 or more; got %q", IdleRunnersAnnotation, value)
+	}
+	return n, nil
+}
+
+// PriorityAnnotation orders the HRAs that match the same job (beyond ARC, which
+// takes the first it finds): the highest priority is tried first, then ARC's
+// order (repository, organization, enterprise; then namespace/name). When the
+// chosen HRA's pool is at maxReplicas, the job is reserved in the next one
+// instead of queueing behind the full pool (spill-over). Without the annotation
+// every HRA has priority 0.
+const PriorityAnnotation = "arcflow.dev/priority"
+
+// Priority is the HRA's place among HRAs that match the same jobs: 0 without the
+// annotation; higher goes first.
+func (h *HorizontalRunnerAutoscaler) Priority() (int, error) {
+	value, ok := h.Annotations[PriorityAnnotation]
+	if !ok {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(value)
+	if err != nil {
+		return 0, fmt.Errorf("annotation %s: want a whole number, higher goes first; got %q", PriorityAnnotation, value)
+	}
+	return n, nil
+}

@@ -1,0 +1,127 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/arcflow/arcflow/internal/simworld"
+)
+
+// twoPoolsForOneLabel is two RunnerDeployments with the same labels, each scaled
+// from webhooks between 0 and 3 runners; ARC's manifests, no annotation.
+func twoPoolsForOneLabel() string {
+	var docs []string
+	for _, name := range []string{"pool-a", "pool-b"} {
+		docs = append(docs, fmt.Sprintf(`apiVersion: actions.summerwind.dev/v1alpha1
+kind: RunnerDeployment
+metadata:
+  name: %[1]s
+spec:
+  replicas: 0
+  template:
+    spec:
+      repository: octo-org/app
+      labels: [linux, shared]
+---
+apiVersion: actions.summerwind.dev/v1alpha1
+kind: HorizontalRunnerAutoscaler
+metadata:
+  name: %[1]s
+spec:
+  scaleTargetRef:
+    name: %[1]s
+  minReplicas: 0
+  maxReplicas: 3
+  scaleDownDelaySecondsAfterScaleOut: 5
+  scaleUpTriggers:
+  - githubEvent:
+      workflowJob: {}
+    duration: 30m
+`, name))
+	}
+	return strings.Join(docs, "---\n")
+}
+
+// Six jobs for two pools of at most three runners that match them both: the
+// first pool (by name) takes three, the other three spill over to the second
+// instead of queueing behind the first, so all six start before any ends; each
+// completion releases its reservation where it was made, and both pools go back
+// to zero.
+func TestJobsBeyondAFullPoolSpillOverToTheNextPool(t *testing.T) {
+	const ns = "spill-over"
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	w := startSimWorld(t, ctx, simworld.Config{
+		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: 10 * time.Second, Seed: 1,
+	})
+	require.NoError(t, w.Apply(ctx, twoPoolsForOneLabel()))
+	replicas := func(rd string) string {
+		out, _ := stack.Kubectl(ctx, "get", "-n", ns, "rdeploy", rd, "-o", "jsonpath={.status.desiredReplicas}/{.status.replicas}")
+		return out
+	}
+	desired := func(hra string) string {
+		out, _ := stack.Kubectl(ctx, "get", "-n", ns, "hra", hra, "-o", "jsonpath={.status.desiredReplicas}")
+		return out
+	}
+	// Both autoscalers run before the jobs come, as they do once the watcher saw the HRAs.
+	require.Eventually(t, func() bool { return desired("pool-a") == "0" && desired("pool-b") == "0" },
+		60*time.Second, 100*time.Millisecond, "both autoscalers at zero")
+
+	for i := range 6 {
+		w.Queue("octo-org/app", fmt.Sprintf("build-%d", i), []string{"self-hosted", "linux", "shared"})
+	}
+	require.Eventually(t, func() bool {
+		jobs := w.GitHub.Jobs()
+		if len(jobs) != 6 {
+			return false
+		}
+		for _, j := range jobs {
+			if j.StartedAt.IsZero() {
+				return false
+			}
+		}
+		return true
+	}, 60*time.Second, 100*time.Millisecond, "all six jobs started")
+	firstEnd := time.Time{}
+	var lastStart time.Time
+	for _, j := range w.GitHub.Jobs() {
+		if j.StartedAt.After(lastStart) {
+			lastStart = j.StartedAt
+		}
+		if !j.CompletedAt.IsZero() && (firstEnd.IsZero() || j.CompletedAt.Before(firstEnd)) {
+			firstEnd = j.CompletedAt
+		}
+	}
+	require.True(t, firstEnd.IsZero() || lastStart.Before(firstEnd), "no job waited for another to finish")
+
+	pods := map[string]int{}
+	for _, p := range w.Runners.PodTimes() {
+		pods[p.Name[:len("pool-a")]]++
+	}
+	require.Equal(t, map[string]int{"pool-a": 3, "pool-b": 3}, pods, "three runners in each pool, none beyond max")
+
+	require.Eventually(t, func() bool {
+		for _, j := range w.GitHub.Jobs() {
+			if j.Status != "completed" {
+				return false
+			}
+		}
+		return true
+	}, 60*time.Second, 100*time.Millisecond, "all six jobs done")
+	require.Eventually(t, func() bool {
+		return replicas("pool-a") == "0/0" && replicas("pool-b") == "0/0" && w.Runners.LivePods() == 0
+	}, 60*time.Second, 200*time.Millisecond, "both pools back to zero after the scale-down delay")
+	require.Empty(t, w.Runners.Violations())
+	created := len(w.Runners.PodTimes())
+	require.Equal(t, 6, created, "one pod per job")
+	var waits []time.Duration
+	for _, j := range w.GitHub.Jobs() {
+		waits = append(waits, j.StartedAt.Sub(j.CreatedAt).Round(10*time.Millisecond))
+	}
+	t.Logf("queued -> started per job: %v; pods per pool %v", waits, pods)
+}
