@@ -14,6 +14,7 @@ type RunnerRegistry interface {
 	FindRunner(ctx context.Context, scope github.Scope, name string) (github.Runner, bool, error)
 	RemoveRunner(ctx context.Context, scope github.Scope, id int64) error
 	RegistrationToken(ctx context.Context, scope github.Scope) (github.RegistrationToken, error)
+	GenerateJITConfig(ctx context.Context, scope github.Scope, in github.JITRequest) (github.JITConfig, error)
 }
 
 // GitHub holds the GitHub activities. Register one value with the worker.

@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/github"
 )
 
 // Kubernetes holds the Kubernetes activities. Register one value with the worker.
@@ -29,6 +28,8 @@ type Kubernetes struct {
 type RunnerPodOutput struct {
 	UID     string
 	Created bool
+	// RunnerID is GitHub's ID of a JIT runner, registered by the call itself.
+	RunnerID int64 `json:",omitempty"`
 }
 
 // EnsureRunnerPod creates a runner: its token Secret and its pod, or, for a
@@ -43,7 +44,8 @@ func (k *Kubernetes) EnsureRunnerPod(ctx context.Context, in RunnerPodInput) (Ru
 	// No Get first: a new runner's pod never exists, and a retry learns of an
 	// earlier attempt's pod from AlreadyExists, after refreshing its Secret.
 	pods := k.Client.CoreV1().Pods(in.Namespace)
-	if err := k.writeToken(ctx, in); err != nil {
+	runnerID, err := k.writeRunnerSecret(ctx, in)
+	if err != nil {
 		return RunnerPodOutput{}, err
 	}
 	created, err := pods.Create(ctx, BuildRunnerPod(in, k.Defaults), metav1.CreateOptions{})
@@ -52,7 +54,7 @@ func (k *Kubernetes) EnsureRunnerPod(ctx context.Context, in RunnerPodInput) (Ru
 		if created, err = pods.Get(ctx, in.Name, metav1.GetOptions{}); err != nil {
 			return RunnerPodOutput{}, fmt.Errorf("get runner pod %s/%s: %w", in.Namespace, in.Name, err)
 		}
-		return RunnerPodOutput{UID: string(created.UID)}, nil
+		return RunnerPodOutput{UID: string(created.UID), RunnerID: runnerID}, nil
 	case apierrors.IsInvalid(err) || apierrors.IsForbidden(err):
 		return RunnerPodOutput{}, invalidSpec("pod", in, err)
 	case err != nil:
@@ -62,59 +64,12 @@ func (k *Kubernetes) EnsureRunnerPod(ctx context.Context, in RunnerPodInput) (Ru
 	if err := k.adoptTokenSecret(ctx, in, "v1", "Pod", created.Name, string(created.UID)); err != nil {
 		return RunnerPodOutput{}, err
 	}
-	return RunnerPodOutput{UID: string(created.UID), Created: true}, nil
+	return RunnerPodOutput{UID: string(created.UID), Created: true, RunnerID: runnerID}, nil
 }
 
 func invalidSpec(what string, in RunnerPodInput, err error) error {
 	return temporal.NewNonRetryableApplicationError(
 		fmt.Sprintf("create runner %s %s/%s: %v", what, in.Namespace, in.Name, err), ErrTypeInvalidSpec, nil)
-}
-
-// writeToken fetches the scope's registration token and writes the runner's Secret.
-func (k *Kubernetes) writeToken(ctx context.Context, in RunnerPodInput) error {
-	scope := github.Scope{Enterprise: in.Spec.Enterprise, Organization: in.Spec.Organization, Repository: in.Spec.Repository}
-	token, err := k.Tokens.RegistrationToken(ctx, scope)
-	if err != nil {
-		return githubError(fmt.Errorf("registration token for %s: %w", scope, err))
-	}
-	return k.writeTokenSecret(ctx, in, token.Value())
-}
-
-func (k *Kubernetes) writeTokenSecret(ctx context.Context, in RunnerPodInput, token string) error {
-	secrets := k.Client.CoreV1().Secrets(in.Namespace)
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: TokenSecretName(in.Name), Namespace: in.Namespace,
-			Labels: map[string]string{LabelRunner: "", LabelPool: in.Pool},
-		},
-		Type:       corev1.SecretTypeOpaque,
-		StringData: map[string]string{TokenSecretKey: token},
-	}
-	_, err := secrets.Create(ctx, secret, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) {
-		// Left by an earlier attempt: refresh the token it holds.
-		existing, getErr := secrets.Get(ctx, secret.Name, metav1.GetOptions{})
-		if getErr != nil {
-			return fmt.Errorf("get token secret %s/%s: %w", in.Namespace, secret.Name, getErr)
-		}
-		existing.StringData = secret.StringData
-		_, err = secrets.Update(ctx, existing, metav1.UpdateOptions{})
-	}
-	if err != nil {
-		// The API server's error names the object, not its data.
-		return fmt.Errorf("write token secret %s/%s: %w", in.Namespace, secret.Name, err)
-	}
-	return nil
-}
-
-// adoptTokenSecret makes the runner's pod or StatefulSet own its token Secret.
-func (k *Kubernetes) adoptTokenSecret(ctx context.Context, in RunnerPodInput, apiVersion, kind, name, uid string) error {
-	patch := fmt.Sprintf(`{"metadata":{"ownerReferences":[{"apiVersion":%q,"kind":%q,"name":%q,"uid":%q}]}}`, apiVersion, kind, name, uid)
-	_, err := k.Client.CoreV1().Secrets(in.Namespace).Patch(ctx, TokenSecretName(in.Name), types.MergePatchType, []byte(patch), metav1.PatchOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("adopt token secret of %s/%s: %w", in.Namespace, in.Name, err)
-	}
-	return nil
 }
 
 // PodRef names one pod; a non-empty UID guards against deleting a newer pod that

@@ -3,8 +3,9 @@ package activities
 import (
 	"strconv"
 
-	appsv1 "k8s.io/api/apps/v1"
 	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -60,6 +61,10 @@ type RunnerPodInput struct {
 	Spec         v1alpha1.RunnerSpec
 	// GitHubURL is what runners register against (GITHUB_URL).
 	GitHubURL string
+	// JIT registers the runner with generate-jitconfig when it is created, and
+	// starts its pod from ACTIONS_RUNNER_INPUT_JITCONFIG instead of a token
+	// (v1alpha1.JITConfigAnnotation).
+	JIT bool `json:",omitempty"`
 	// StatefulSet is the RunnerSet's StatefulSet spec (service name, labels and
 	// volumeClaimTemplates); nil for a RunnerDeployment.
 	StatefulSet *appsv1.StatefulSetSpec `json:",omitempty"`
@@ -169,10 +174,15 @@ func runnerContainer(in RunnerPodInput, defaults PodDefaults, sidecar bool) core
 		{Name: "RUNNER_STATUS_UPDATE_HOOK", Value: "false"},
 		{Name: "GITHUB_ACTIONS_RUNNER_EXTRA_USER_AGENT", Value: "arcflow"},
 		{Name: "RUNNER_NAME", Value: in.Name},
-		{Name: "RUNNER_TOKEN", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
-			LocalObjectReference: corev1.LocalObjectReference{Name: TokenSecretName(in.Name)}, Key: TokenSecretKey,
-		}}},
 	}
+	// The pod reads what it registers with from its Secret, never from its spec.
+	credential := TokenSecretKey // RUNNER_TOKEN
+	if in.JIT {
+		credential = JITConfigSecretKey // the runner's run.sh starts from it, skipping config.sh
+	}
+	env = append(env, corev1.EnvVar{Name: credential, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+		LocalObjectReference: corev1.LocalObjectReference{Name: TokenSecretName(in.Name)}, Key: credential,
+	}}})
 	if sidecar {
 		env = append(env, corev1.EnvVar{Name: "DOCKER_HOST", Value: "unix:///run/docker.sock"})
 	}

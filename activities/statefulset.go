@@ -91,21 +91,23 @@ func (k *Kubernetes) ensureRunnerStatefulSet(ctx context.Context, in RunnerPodIn
 	sets := k.Client.AppsV1().StatefulSets(in.Namespace)
 	name := StatefulSetName(in.Name)
 	if _, err := sets.Get(ctx, name, metav1.GetOptions{}); err == nil {
-		return RunnerPodOutput{}, nil
+		id, err := k.registeredRunnerID(ctx, in)
+		return RunnerPodOutput{RunnerID: id}, err
 	} else if !apierrors.IsNotFound(err) {
 		return RunnerPodOutput{}, fmt.Errorf("get runner statefulset %s/%s: %w", in.Namespace, name, err)
 	}
-	if err := k.writeToken(ctx, in); err != nil {
+	runnerID, err := k.writeRunnerSecret(ctx, in)
+	if err != nil {
 		return RunnerPodOutput{}, err
 	}
 	created, err := sets.Create(ctx, BuildRunnerStatefulSet(in, k.Defaults), metav1.CreateOptions{})
 	switch {
 	case apierrors.IsAlreadyExists(err):
-		return RunnerPodOutput{}, nil
+		return RunnerPodOutput{RunnerID: runnerID}, nil
 	case apierrors.IsInvalid(err) || apierrors.IsForbidden(err):
 		return RunnerPodOutput{}, invalidSpec("statefulset", in, err)
 	case err != nil:
 		return RunnerPodOutput{}, fmt.Errorf("create runner statefulset %s/%s: %w", in.Namespace, name, err)
 	}
-	return RunnerPodOutput{Created: true}, k.adoptTokenSecret(ctx, in, "apps/v1", "StatefulSet", created.Name, string(created.UID))
+	return RunnerPodOutput{Created: true, RunnerID: runnerID}, k.adoptTokenSecret(ctx, in, "apps/v1", "StatefulSet", created.Name, string(created.UID))
 }

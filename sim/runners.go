@@ -254,19 +254,40 @@ func (r *Runners) podGone(pod *corev1.Pod) {
 	}
 }
 
+// register does what the runner image's entrypoint does: config.sh with the
+// registration token, or, for a JIT runner, run.sh with its configuration, which
+// brings the runner GitHub registered at its creation online.
 func (r *Runners) register(ctx context.Context, pod *corev1.Pod, env map[string]corev1.EnvVar) error {
-	ref := env["RUNNER_TOKEN"].ValueFrom
-	if ref == nil || ref.SecretKeyRef == nil {
-		return errors.New("pod has no RUNNER_TOKEN secret reference")
+	if _, jit := env[activities.JITConfigSecretKey]; jit {
+		config, err := r.secretValue(ctx, pod.Namespace, env, activities.JITConfigSecretKey)
+		if err != nil {
+			return err
+		}
+		_, err = r.GitHub.StartJIT(config)
+		return err
 	}
-	secret, err := r.Kube.CoreV1().Secrets(pod.Namespace).Get(ctx, ref.SecretKeyRef.Name, metav1.GetOptions{})
+	token, err := r.secretValue(ctx, pod.Namespace, env, activities.TokenSecretKey)
 	if err != nil {
-		return fmt.Errorf("read token secret: %w", err)
+		return err
 	}
-	token := string(secret.Data[ref.SecretKeyRef.Key])
 	labels := strings.FieldsFunc(env["RUNNER_LABELS"].Value, func(c rune) bool { return c == ',' })
 	_, err = r.GitHub.Register(token, env["RUNNER_NAME"].Value, labels, env["RUNNER_EPHEMERAL"].Value != "false")
 	return err
+}
+
+// secretValue reads an environment variable that comes from a Secret, as the
+// kubelet would.
+func (r *Runners) secretValue(ctx context.Context, namespace string, env map[string]corev1.EnvVar, name string) (string, error) {
+	from := env[name].ValueFrom
+	if from == nil || from.SecretKeyRef == nil {
+		return "", fmt.Errorf("pod has no %s secret reference", name)
+	}
+	ref := from.SecretKeyRef
+	secret, err := r.Kube.CoreV1().Secrets(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	if err != nil {
+		return "", fmt.Errorf("read secret %s for %s: %w", ref.Name, name, err)
+	}
+	return string(secret.Data[ref.Key]), nil
 }
 
 func runnerEnv(pod *corev1.Pod) map[string]corev1.EnvVar {

@@ -28,6 +28,15 @@ func templateHash(parts ...any) (string, error) {
 	return fmt.Sprintf("%08x", h.Sum32()), nil
 }
 
+// withJIT adds JIT registration to what a template hash covers, so turning it on
+// or off rolls the pool, without changing the hash of a pool that never had it.
+func withJIT(jit bool, parts ...any) []any {
+	if jit {
+		parts = append(parts, "jit-config")
+	}
+	return parts
+}
+
 func owner(kind string, meta metav1.ObjectMeta) *metav1.OwnerReference {
 	return &metav1.OwnerReference{
 		APIVersion: v1alpha1.GroupVersion.String(), Kind: kind, Name: meta.Name, UID: meta.UID, Controller: ptr.To(true),
@@ -37,7 +46,11 @@ func owner(kind string, meta metav1.ObjectMeta) *metav1.OwnerReference {
 // RunnerDeploymentPoolSpec builds the pool spec of a RunnerDeployment.
 func RunnerDeploymentPoolSpec(rd *v1alpha1.RunnerDeployment, runnerURL string) (workflows.PoolSpec, error) {
 	tpl := rd.Spec.Template
-	hash, err := templateHash(tpl.Spec, tpl.Labels, tpl.Annotations)
+	jit, err := v1alpha1.JITConfig(rd.Annotations, tpl.Spec.IsEphemeral())
+	if err != nil {
+		return workflows.PoolSpec{}, err
+	}
+	hash, err := templateHash(withJIT(jit, tpl.Spec, tpl.Labels, tpl.Annotations)...)
 	if err != nil {
 		return workflows.PoolSpec{}, err
 	}
@@ -47,7 +60,7 @@ func RunnerDeploymentPoolSpec(rd *v1alpha1.RunnerDeployment, runnerURL string) (
 		TemplateHash: hash,
 		Runner: activities.RunnerPodInput{
 			Owner: owner(v1alpha1.KindRunnerDeployment, rd.ObjectMeta), Labels: tpl.Labels, Annotations: tpl.Annotations,
-			Spec: tpl.Spec, GitHubURL: runnerURL,
+			Spec: tpl.Spec, GitHubURL: runnerURL, JIT: jit,
 		},
 	}, nil
 }
@@ -56,7 +69,11 @@ func RunnerDeploymentPoolSpec(rd *v1alpha1.RunnerDeployment, runnerURL string) (
 func RunnerSetPoolSpec(rs *v1alpha1.RunnerSet, runnerURL string) (workflows.PoolSpec, error) {
 	sts := rs.Spec.StatefulSetSpec
 	sts.Replicas = nil // scaling is the pool's business, not the template's
-	hash, err := templateHash(rs.Spec.RunnerConfig, rs.Spec.ServiceAccountName, rs.Spec.WorkVolumeClaimTemplate, sts.Template, sts.VolumeClaimTemplates, sts.ServiceName)
+	jit, err := v1alpha1.JITConfig(rs.Annotations, rs.Spec.IsEphemeral())
+	if err != nil {
+		return workflows.PoolSpec{}, err
+	}
+	hash, err := templateHash(withJIT(jit, rs.Spec.RunnerConfig, rs.Spec.ServiceAccountName, rs.Spec.WorkVolumeClaimTemplate, sts.Template, sts.VolumeClaimTemplates, sts.ServiceName)...)
 	if err != nil {
 		return workflows.PoolSpec{}, err
 	}
@@ -66,7 +83,7 @@ func RunnerSetPoolSpec(rs *v1alpha1.RunnerSet, runnerURL string) (workflows.Pool
 		TemplateHash: hash,
 		Runner: activities.RunnerPodInput{
 			Owner: owner(v1alpha1.KindRunnerSet, rs.ObjectMeta), Labels: sts.Template.Labels, Annotations: sts.Template.Annotations,
-			Spec: activities.RunnerSetPodSpec(&rs.Spec), GitHubURL: runnerURL, StatefulSet: &sts,
+			Spec: activities.RunnerSetPodSpec(&rs.Spec), GitHubURL: runnerURL, StatefulSet: &sts, JIT: jit,
 		},
 	}, nil
 }

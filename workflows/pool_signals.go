@@ -95,7 +95,7 @@ func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 		// start (a crashing image, a bad command): replacing it at once would
 		// loop as fast as the pods fail. Runs from before this change replay
 		// without the backoff they were recorded without.
-		if d.RunnerID == 0 && workflow.GetVersion(ctx, failedStartBackoffVersion, workflow.DefaultVersion, 1) >= 1 {
+		if !d.started() && workflow.GetVersion(ctx, failedStartBackoffVersion, workflow.DefaultVersion, 1) >= 1 {
 			p.backOff(ctx, d)
 		}
 	}

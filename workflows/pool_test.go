@@ -322,7 +322,8 @@ func TestRegistrationTimeoutsBackOff(t *testing.T) {
 
 // A runner whose pod fails before it registers (a crashing image) backs off like
 // a registration timeout, and the first runner that registers resets the
-// backoff; a registered runner's pod failing later is no start failure.
+// backoff; a registered runner's pod failing later is no start failure. A JIT
+// runner, which has a GitHub ID before it starts, counts by NeverStarted.
 func TestRunnersThatFailToStartBackOff(t *testing.T) {
 	pt := newPoolTest(t)
 	pt.at(time.Second, func() { pt.done(pt.created[0].name, EndPodFailed) })
@@ -330,7 +331,8 @@ func TestRunnersThatFailToStartBackOff(t *testing.T) {
 	pt.at(12*time.Second, func() {
 		require.Len(t, pt.created, 2)
 		require.Equal(t, 11*time.Second, pt.created[1].at, "10 s after the first failure")
-		pt.done(pt.created[1].name, EndPodFailed)
+		// A JIT runner has its ID from its creation; it never started all the same.
+		pt.env.SignalWorkflow(contract.SignalRunnerDone, RunnerDone{Name: pt.created[1].name, Reason: EndPodFailed, RunnerID: 9, NeverStarted: true})
 	})
 	pt.at(40*time.Second, func() {
 		require.Len(t, pt.created, 3)

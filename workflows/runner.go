@@ -64,7 +64,8 @@ func RunnerWorkflow(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
 			return RunnerDone{}, workflow.NewContinueAsNewError(ctx, RunnerWorkflow, next)
 		}
 	}
-	done := RunnerDone{Name: in.Pod.Name, Reason: r.state.EndReason, RunnerID: r.state.RunnerID}
+	done := RunnerDone{Name: in.Pod.Name, Reason: r.state.EndReason, RunnerID: r.state.RunnerID,
+		NeverStarted: in.Pod.JIT && !r.state.JITStarted}
 	r.publishPhase(ctx)
 	r.notifyPool(ctx, done)
 	r.awaitPodGone(ctx)
@@ -150,6 +151,9 @@ func (r *runnerRun) create(ctx workflow.Context) error {
 		// No pod signal yet: the pod exists, as the activity just saw.
 		r.state.Pod.UID, r.state.Pod.Exists = out.UID, true
 	}
+	if out.RunnerID != 0 {
+		r.state.RunnerID = out.RunnerID // a JIT runner: registered by its creation
+	}
 	r.setPhase(ctx, PhaseRegistering)
 	return nil
 }
@@ -158,6 +162,9 @@ func (r *runnerRun) create(ctx workflow.Context) error {
 // listed, while pod and stop signals may arrive. A pod Ready for the registration
 // timeout without registering is deleted.
 func (r *runnerRun) awaitRegistration(ctx workflow.Context) error {
+	if r.in.Pod.JIT {
+		return r.awaitJITStart(ctx)
+	}
 	if r.local() {
 		return r.awaitRegistrationOnWake(ctx)
 	}
@@ -201,6 +208,25 @@ func (r *runnerRun) afterRegistrationWait(ctx workflow.Context, timedOut, poll b
 		if err != nil || !found {
 			return nil // rate limits and misses wait for the next poll
 		}
+		r.setPhase(ctx, PhaseIdle)
+		r.notifyRegistered(ctx)
+	}
+	return nil
+}
+
+// awaitJITStart is registering for a JIT runner, which GitHub registered when it
+// was created: nothing to look up. It counts as registered once its pod is
+// Ready, as its runner then starts from its configuration; a pod that ends
+// first is a runner that could not start.
+func (r *runnerRun) awaitJITStart(ctx workflow.Context) error {
+	if !r.state.Pod.Ready && !r.state.StopRequested && !r.state.Pod.Exited() {
+		r.awaitSignal(ctx)
+	}
+	switch {
+	case r.state.StopRequested || r.state.Pod.Exited():
+		r.afterExitOrStop(ctx)
+	case r.state.Pod.Ready:
+		r.state.JITStarted = true
 		r.setPhase(ctx, PhaseIdle)
 		r.notifyRegistered(ctx)
 	}

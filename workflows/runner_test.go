@@ -79,10 +79,16 @@ func (rt *runnerTest) count(name string) int {
 
 // mockPod makes EnsureRunnerPod and DeleteRunnerPod succeed.
 func (rt *runnerTest) mockPod() {
+	rt.mockPodCreated(activities.RunnerPodOutput{UID: "uid-1", Created: true})
+}
+
+// mockPodCreated makes EnsureRunnerPod return out and DeleteRunnerPod succeed.
+func (rt *runnerTest) mockPodCreated(out activities.RunnerPodOutput) {
 	rt.env.OnActivity(kube.EnsureRunnerPod, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, _ activities.RunnerPodInput) (activities.RunnerPodOutput, error) {
+		func(_ context.Context, in activities.RunnerPodInput) (activities.RunnerPodOutput, error) {
+			require.Equal(rt.t, out.RunnerID != 0, in.JIT, "only a JIT runner is registered by its creation")
 			rt.record("EnsureRunnerPod")
-			return activities.RunnerPodOutput{UID: "uid-1", Created: true}, nil
+			return out, nil
 		})
 	rt.env.OnActivity(kube.DeleteRunnerPod, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, ref activities.PodRef) error {

@@ -118,8 +118,11 @@ func (t RunnerTimings) withDefaults() RunnerTimings {
 type RunnerState struct {
 	Phase RunnerPhase
 	Since time.Time
-	// RunnerID is GitHub's ID once the runner registered.
+	// RunnerID is GitHub's ID once the runner registered; a JIT runner's is
+	// known from its creation.
 	RunnerID int64 `json:",omitempty"`
+	// JITStarted: a JIT runner's pod was Ready, so its runner came up.
+	JITStarted bool `json:",omitempty"`
 	Pod      activities.PodState
 	// StopRequested is set by the stop signal; StopReason is its reason.
 	StopRequested bool   `json:",omitempty"`
@@ -149,4 +152,10 @@ type RunnerDone struct {
 	Name     string
 	Reason   string
 	RunnerID int64 `json:",omitempty"`
+	// NeverStarted: a JIT runner, which has its ID from its creation, ended
+	// before its pod was Ready. (A token runner that never registered has no ID.)
+	NeverStarted bool `json:",omitempty"`
 }
+
+// started reports whether the runner that sent d ever came up.
+func (d RunnerDone) started() bool { return d.RunnerID != 0 && !d.NeverStarted }

@@ -46,3 +46,28 @@ func (h *HorizontalRunnerAutoscaler) Priority() (int, error) {
 	}
 	return n, nil
 }
+
+// JITConfigAnnotation, "true" on a RunnerDeployment or RunnerSet, registers
+// each runner with GitHub's generate-jitconfig when it is created (beyond ARC):
+// one call, no registration token, and the runner's GitHub ID known at once.
+// The pod starts from ACTIONS_RUNNER_INPUT_JITCONFIG, which needs a runner image
+// whose entrypoint passes it to run.sh (actions/runner's does). JIT runners are
+// ephemeral.
+const JITConfigAnnotation = "arcflow.dev/jit-config"
+
+// JITConfig reports whether a pool's annotations ask for JIT runners; ephemeral
+// is whether its runners are ephemeral.
+func JITConfig(annotations map[string]string, ephemeral bool) (bool, error) {
+	value, ok := annotations[JITConfigAnnotation]
+	if !ok {
+		return false, nil
+	}
+	jit, err := strconv.ParseBool(value)
+	switch {
+	case err != nil:
+		return false, fmt.Errorf("annotation %s: want \"true\" or \"false\"; got %q", JITConfigAnnotation, value)
+	case jit && !ephemeral:
+		return false, fmt.Errorf("annotation %s: JIT runners are ephemeral; remove ephemeral: false", JITConfigAnnotation)
+	}
+	return jit, nil
+}

@@ -38,3 +38,16 @@ func TestPriorityAnnotation(t *testing.T) {
 		require.ErrorContains(t, err, PriorityAnnotation, bad)
 	}
 }
+
+func TestJITConfigAnnotation(t *testing.T) {
+	jit, err := JITConfig(nil, true)
+	require.NoError(t, err)
+	require.False(t, jit, "an ARC manifest registers with tokens")
+	jit, err = JITConfig(map[string]string{JITConfigAnnotation: "true"}, true)
+	require.NoError(t, err)
+	require.True(t, jit)
+	_, err = JITConfig(map[string]string{JITConfigAnnotation: "true"}, false)
+	require.ErrorContains(t, err, "ephemeral")
+	_, err = JITConfig(map[string]string{JITConfigAnnotation: "yes please"}, true)
+	require.ErrorContains(t, err, JITConfigAnnotation)
+}

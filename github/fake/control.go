@@ -1,6 +1,8 @@
 package fake
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -16,13 +18,14 @@ type RunnerInfo struct {
 	Name      string   `json:"name"`
 	Scope     string   `json:"scope"`
 	Labels    []string `json:"labels"`
+	Group     string   `json:"group,omitempty"`
 	Ephemeral bool     `json:"ephemeral"`
 	Online    bool     `json:"online"`
 	Busy      bool     `json:"busy"`
 }
 
 func (r *runner) info() RunnerInfo {
-	return RunnerInfo{ID: r.ID, Name: r.Name, Scope: r.Scope, Labels: r.Labels, Ephemeral: r.Ephemeral, Online: r.Online, Busy: r.Busy}
+	return RunnerInfo{ID: r.ID, Name: r.Name, Scope: r.Scope, Labels: r.Labels, Group: r.Group, Ephemeral: r.Ephemeral, Online: r.Online, Busy: r.Busy}
 }
 
 // Register does what the runner's config.sh does: it registers a runner with a
@@ -46,6 +49,27 @@ func (s *Server) Register(token, name string, labels []string, ephemeral bool) (
 	s.nextID++
 	rn := &runner{ID: s.nextID, Name: name, Scope: issued.scope, Labels: labels, Ephemeral: ephemeral, Online: true}
 	s.runners[rn.ID] = rn
+	return rn.info(), nil
+}
+
+// StartJIT does what `run.sh --jitconfig` does: the runner that GitHub
+// registered with generate-jitconfig comes online. A configuration starts its
+// runner once; an unknown or used one is ErrUnknownToken.
+func (s *Server) StartJIT(encoded string) (RunnerInfo, error) {
+	raw, err := base64.StdEncoding.DecodeString(encoded)
+	var config jitConfig
+	if err != nil || json.Unmarshal(raw, &config) != nil {
+		return RunnerInfo{}, ErrUnknownToken
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, ok := s.jitCredentials[config.Credential]
+	rn := s.runners[id]
+	if !ok || rn == nil {
+		return RunnerInfo{}, ErrUnknownToken
+	}
+	delete(s.jitCredentials, config.Credential)
+	rn.Online = true
 	return rn.info(), nil
 }
 

@@ -81,7 +81,7 @@ func TestGenerateJITConfig(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, "orgs/octo", info.Scope)
 
-	_, resp, err := c.Actions.GenerateOrgJITConfig(context.Background(), "octo", &gogithub.GenerateJITConfigRequest{Name: "jit-1", Labels: []string{"linux"}})
+	_, resp, err := c.Actions.GenerateOrgJITConfig(context.Background(), "octo", &gogithub.GenerateJITConfigRequest{Name: "jit-1", RunnerGroupID: 1, Labels: []string{"linux"}})
 	require.Error(t, err)
 	require.Equal(t, http.StatusConflict, resp.StatusCode, "names are unique per scope")
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -124,6 +125,16 @@ func (s *Server) removeRunner(w http.ResponseWriter, r *http.Request, scope stri
 	}
 }
 
+// jitConfig is what the fake's encoded JIT configuration holds. GitHub's holds
+// the runner's settings and credential files; the fake's one credential makes
+// it as single-use and unguessable.
+type jitConfig struct {
+	RunnerID   int64  `json:"runner_id"`
+	Name       string `json:"name"`
+	Scope      string `json:"scope"`
+	Credential string `json:"credential"`
+}
+
 func (s *Server) generateJITConfig(w http.ResponseWriter, r *http.Request, scope string) {
 	var req struct {
 		Name          string   `json:"name"`
@@ -131,8 +142,8 @@ func (s *Server) generateJITConfig(w http.ResponseWriter, r *http.Request, scope
 		Labels        []string `json:"labels"`
 		WorkFolder    string   `json:"work_folder"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Name == "" || len(req.Labels) == 0 {
-		writeError(w, http.StatusUnprocessableEntity, "name and labels are required")
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Name == "" || len(req.Labels) == 0 || req.RunnerGroupID == 0 {
+		writeError(w, http.StatusUnprocessableEntity, "name, runner_group_id and labels are required")
 		return
 	}
 	s.mu.Lock()
@@ -143,11 +154,43 @@ func (s *Server) generateJITConfig(w http.ResponseWriter, r *http.Request, scope
 			return
 		}
 	}
+	group, ok := s.groupNamed(scope, req.RunnerGroupID)
+	if !ok {
+		s.mu.Unlock()
+		writeError(w, http.StatusUnprocessableEntity, "Runner group not found")
+		return
+	}
 	s.nextID++
-	rn := &runner{ID: s.nextID, Name: req.Name, Scope: scope, Labels: req.Labels, Ephemeral: true}
+	var labels []string
+	for _, l := range req.Labels {
+		if l != "self-hosted" { // the fake adds it to every runner
+			labels = append(labels, l)
+		}
+	}
+	rn := &runner{ID: s.nextID, Name: req.Name, Scope: scope, Labels: labels, Group: group, Ephemeral: true}
 	s.runners[rn.ID] = rn
+	credential := newToken()
+	s.jitCredentials[credential] = rn.ID
 	out := rn.json()
 	s.mu.Unlock()
-	config := base64.StdEncoding.EncodeToString([]byte(`{"runner":"` + req.Name + `","scope":"` + scope + `"}`))
-	writeJSON(w, http.StatusCreated, map[string]any{"runner": out, "encoded_jit_config": config})
+	encoded, _ := json.Marshal(jitConfig{RunnerID: rn.ID, Name: rn.Name, Scope: scope, Credential: credential})
+	writeJSON(w, http.StatusCreated, map[string]any{"runner": out, "encoded_jit_config": base64.StdEncoding.EncodeToString(encoded)})
+}
+
+// groupNamed is the name of a scope's runner group by ID: "" for the Default
+// group (ID 1). Callers hold s.mu.
+func (s *Server) groupNamed(scope string, id int64) (string, bool) {
+	if id == 1 {
+		return "", true
+	}
+	org, isOrg := strings.CutPrefix(scope, "orgs/")
+	if !isOrg {
+		return "", false
+	}
+	for _, g := range s.groups[org] {
+		if g.ID == id {
+			return g.Name, true
+		}
+	}
+	return "", false
 }

@@ -12,14 +12,16 @@ import (
 // Server is a stateful fake of GitHub's REST API for self-hosted runners. Start it
 // with New and point the real go-github client at URL.
 type Server struct {
-	mu      sync.Mutex
-	now     func() time.Time
-	nextID  int64
-	tokens  map[string]issuedToken
-	runners map[int64]*runner
-	runs    map[int64]*run
-	jobs    map[int64]*job
-	groups  map[string][]*RunnerGroup // by organization
+	mu     sync.Mutex
+	now    func() time.Time
+	nextID int64
+	tokens map[string]issuedToken
+	// jitCredentials: the credential inside each unused JIT configuration -> runner ID.
+	jitCredentials map[string]int64
+	runners        map[int64]*runner
+	runs           map[int64]*run
+	jobs           map[int64]*job
+	groups         map[string][]*RunnerGroup // by organization
 	// calls has its own lock: a call is logged while a handler may hold mu.
 	callsMu sync.Mutex
 	calls   []Call
@@ -60,16 +62,17 @@ func New(opts Options) (*Server, error) {
 		opts.Addr = "127.0.0.1:0"
 	}
 	s := &Server{
-		now:        opts.Now,
-		nextID:     1000,
-		tokens:     map[string]issuedToken{},
-		runners:    map[int64]*runner{},
-		runs:       map[int64]*run{},
-		jobs:       map[int64]*job{},
-		groups:     map[string][]*RunnerGroup{},
-		listMaxAge: opts.ListMaxAge,
-		rateLimit:  5000,
-		mux:        http.NewServeMux(),
+		now:            opts.Now,
+		nextID:         1000,
+		tokens:         map[string]issuedToken{},
+		jitCredentials: map[string]int64{},
+		runners:        map[int64]*runner{},
+		runs:           map[int64]*run{},
+		jobs:           map[int64]*job{},
+		groups:         map[string][]*RunnerGroup{},
+		listMaxAge:     opts.ListMaxAge,
+		rateLimit:      5000,
+		mux:            http.NewServeMux(),
 	}
 	s.routes()
 	l, err := net.Listen("tcp", opts.Addr)
