@@ -43,7 +43,9 @@ type JITConfig struct {
 // Encoded returns the configuration itself, for writing into a Kubernetes Secret.
 func (c JITConfig) Encoded() string { return c.encoded }
 
-func (c JITConfig) String() string   { return fmt.Sprintf("JITConfig{RunnerID:%d, [redacted]}", c.RunnerID) }
+func (c JITConfig) String() string {
+	return fmt.Sprintf("JITConfig{RunnerID:%d, [redacted]}", c.RunnerID)
+}
 func (c JITConfig) GoString() string { return c.String() }
 
 // GenerateJITConfig registers a runner in one call and returns its configuration

@@ -123,7 +123,7 @@ type RunnerState struct {
 	RunnerID int64 `json:",omitempty"`
 	// JITStarted: a JIT runner's pod was Ready, so its runner came up.
 	JITStarted bool `json:",omitempty"`
-	Pod      activities.PodState
+	Pod        activities.PodState
 	// StopRequested is set by the stop signal; StopReason is its reason.
 	StopRequested bool   `json:",omitempty"`
 	StopReason    string `json:",omitempty"`
