@@ -119,6 +119,9 @@ type PodState struct {
 	Ready           bool
 	// ReadySince is when the pod last became Ready.
 	ReadySince time.Time
+	// Unschedulable: the scheduler found no node for the pod (PodScheduled=False,
+	// reason Unschedulable).
+	Unschedulable bool `json:",omitempty"`
 }
 
 // Exited reports a pod whose runner can no longer run: finished, failed, deleted
@@ -137,8 +140,11 @@ func PodStateOf(pod *corev1.Pod) PodState {
 		Deleting: pod.DeletionTimestamp != nil, Phase: pod.Status.Phase,
 	}
 	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+		switch {
+		case c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue:
 			s.Ready, s.ReadySince = true, c.LastTransitionTime.Time
+		case c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable:
+			s.Unschedulable = true
 		}
 	}
 	// A StatefulSet restarts an exited runner container (restartPolicy Always); its

@@ -140,3 +140,14 @@ func TestPodStateOfARestartedRunnerContainer(t *testing.T) {
 	require.True(t, PodStateOf(pod).Exited())
 	require.True(t, PodStateOf(nil).Exited())
 }
+
+func TestPodStateOfAnUnschedulablePod(t *testing.T) {
+	pod := &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{
+		{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable},
+	}}}
+	require.True(t, PodStateOf(pod).Unschedulable)
+	pod.Status.Conditions[0].Reason = "SchedulingGated" // waiting on purpose, not stuck
+	require.False(t, PodStateOf(pod).Unschedulable)
+	pod.Status.Conditions[0] = corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue}
+	require.False(t, PodStateOf(pod).Unschedulable)
+}

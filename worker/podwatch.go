@@ -109,8 +109,8 @@ func signalWorthy(old, cur activities.PodState) bool {
 	switch {
 	case !old.Exists:
 		// A runner knows its new pod from its own create call; a pod that is only
-		// Pending tells it nothing.
-		return cur.Phase != corev1.PodPending || cur.Ready || cur.Deleting
+		// Pending tells it nothing, unless no node can take it.
+		return cur.Phase != corev1.PodPending || cur.Ready || cur.Deleting || cur.Unschedulable
 	case ended(old):
 		// Its runner acted on the end; the deletion, which that runner usually
 		// made itself, would only race the runner's completion, which Temporal
@@ -119,7 +119,7 @@ func signalWorthy(old, cur activities.PodState) bool {
 	case !cur.Exists:
 		return true
 	}
-	return old.Phase != cur.Phase || old.Ready != cur.Ready || old.Deleting != cur.Deleting
+	return old.Phase != cur.Phase || old.Ready != cur.Ready || old.Deleting != cur.Deleting || old.Unschedulable != cur.Unschedulable
 }
 
 // ended reports a pod that Succeeded or Failed.

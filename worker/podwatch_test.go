@@ -14,6 +14,8 @@ func TestOnlyChangesARunnerActsOnAreSignalled(t *testing.T) {
 		return activities.PodState{UID: "u", Exists: true, Phase: phase, Ready: ready, Deleting: deleting}
 	}
 	gone := activities.PodState{UID: "u", ResourceVersion: "deleted/9"}
+	unschedulable := pod(corev1.PodPending, false, false)
+	unschedulable.Unschedulable = true
 	var added activities.PodState
 	for _, c := range []struct {
 		name     string
@@ -23,6 +25,9 @@ func TestOnlyChangesARunnerActsOnAreSignalled(t *testing.T) {
 		{"a new Pending pod: its runner created it", added, pod(corev1.PodPending, false, false), false},
 		{"a pod first seen Running (a restarted watcher)", added, pod(corev1.PodRunning, true, false), true},
 		{"a pod first seen Succeeded", added, pod(corev1.PodSucceeded, false, false), true},
+		{"a new pod no node can take", added, unschedulable, true},
+		{"a Pending pod found unschedulable", pod(corev1.PodPending, false, false), unschedulable, true},
+		{"an unschedulable pod scheduled after all", unschedulable, pod(corev1.PodPending, false, false), true},
 		{"Pending to Running and Ready", pod(corev1.PodPending, false, false), pod(corev1.PodRunning, true, false), true},
 		{"a change of nothing the runner reads", pod(corev1.PodRunning, true, false), pod(corev1.PodRunning, true, false), false},
 		{"Running to Succeeded", pod(corev1.PodRunning, true, false), pod(corev1.PodSucceeded, false, false), true},

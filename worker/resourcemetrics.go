@@ -29,7 +29,7 @@ var (
 // the runner end reasons.
 var failureReasons = []struct{ field, reason string }{
 	{"createFailed", "create-failed"}, {"registrationTimeout", "registration-timeout"},
-	{"podFailed", "pod-failed"}, {"podExited", "pod-exited"},
+	{"podFailed", "pod-failed"}, {"podExited", "pod-exited"}, {"podUnschedulable", "pod-unschedulable"},
 }
 
 // NewResourceMetrics registers the collector with reg.

@@ -42,6 +42,9 @@ type ResourceWatcher struct {
 	Log         *slog.Logger
 	// Metrics, when set, exports ARC's per-resource gauges from the caches.
 	Metrics *ResourceMetrics
+	// RunnerTimings are the lifecycle waits of every pool's runners; zero
+	// values take the defaults.
+	RunnerTimings workflows.RunnerTimings
 
 	hras, rds, rss cache.GenericLister
 }
@@ -140,6 +143,7 @@ func (w *ResourceWatcher) poolSpec(kind string, u *unstructured.Unstructured) (w
 			return workflows.PoolSpec{}, nil, err
 		}
 		spec, err := RunnerSetPoolSpec(&rs, w.RunnerURL)
+		spec.RunnerTimings = w.RunnerTimings
 		return spec, rs.Spec.UnsupportedFields("spec"), err
 	default:
 		var rd v1alpha1.RunnerDeployment
@@ -150,6 +154,7 @@ func (w *ResourceWatcher) poolSpec(kind string, u *unstructured.Unstructured) (w
 			return workflows.PoolSpec{}, nil, err
 		}
 		spec, err := RunnerDeploymentPoolSpec(&rd, w.RunnerURL)
+		spec.RunnerTimings = w.RunnerTimings
 		return spec, rd.Spec.Template.Spec.UnsupportedFields("spec.template.spec"), err
 	}
 }

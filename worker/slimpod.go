@@ -6,8 +6,8 @@ import (
 )
 
 // SlimPod is the pod watcher's informer transform: it keeps of a runner pod only
-// what activities.PodStateOf reads (identity, deletion, phase, the Ready condition,
-// how containers ended) and drops the spec, labels, annotations, managedFields and
+// what activities.PodStateOf reads (identity, deletion, phase, the Ready and
+// PodScheduled conditions, how containers ended) and drops the spec, labels, annotations, managedFields and
 // the rest of the status. A runner pod's spec (two containers, their env, volumes)
 // is most of its size; the cache holds one per live runner.
 // It is idempotent, and passes anything but a pod through.
@@ -24,8 +24,9 @@ func SlimPod(obj any) (any, error) {
 		Status: corev1.PodStatus{Phase: pod.Status.Phase},
 	}
 	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			slim.Status.Conditions = append(slim.Status.Conditions, corev1.PodCondition{Type: c.Type, Status: c.Status, LastTransitionTime: c.LastTransitionTime})
+		if c.Type == corev1.PodReady || c.Type == corev1.PodScheduled {
+			slim.Status.Conditions = append(slim.Status.Conditions, corev1.PodCondition{
+				Type: c.Type, Status: c.Status, Reason: c.Reason, LastTransitionTime: c.LastTransitionTime})
 		}
 	}
 	for _, c := range pod.Status.ContainerStatuses {

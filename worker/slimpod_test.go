@@ -49,7 +49,12 @@ func TestSlimPodKeepsWhatPodStateOfReads(t *testing.T) {
 	for name, pod := range map[string]*corev1.Pod{
 		"running and ready": fullPod(nil),
 		"pending":           fullPod(func(p *corev1.Pod) { p.Status.Phase, p.Status.Conditions = corev1.PodPending, nil }),
-		"deleting":          fullPod(func(p *corev1.Pod) { p.DeletionTimestamp = &deleting }),
+		"unschedulable": fullPod(func(p *corev1.Pod) {
+			p.Status.Phase = corev1.PodPending
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+				Reason: corev1.PodReasonUnschedulable, Message: "0/1 nodes are available"}}
+		}),
+		"deleting": fullPod(func(p *corev1.Pod) { p.DeletionTimestamp = &deleting }),
 		"runner exited 0 in a StatefulSet": fullPod(func(p *corev1.Pod) {
 			p.Status.ContainerStatuses[0].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0}}
 		}),
@@ -79,7 +84,7 @@ func TestSlimPodDropsTheRest(t *testing.T) {
 	require.Empty(t, pod.Annotations)
 	require.Empty(t, pod.ManagedFields)
 	require.Empty(t, pod.Status.PodIP)
-	require.Len(t, pod.Status.Conditions, 1)
+	require.Len(t, pod.Status.Conditions, 2, "Ready and PodScheduled")
 	require.Empty(t, pod.Status.ContainerStatuses[0].Image)
 }
 

@@ -88,7 +88,7 @@ func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 	switch d.Reason {
 	case EndCompleted:
 		p.state.LastJobFinished = workflow.Now(ctx)
-	case EndRegistrationTimeout, EndCreateFailed:
+	case EndRegistrationTimeout, EndCreateFailed, EndPodUnschedulable:
 		p.backOff(ctx, d)
 	case EndPodFailed, EndPodExited:
 		// A pod that ended before its runner registered is a runner that cannot
@@ -137,6 +137,8 @@ func countFailure(f *v1alpha1.RunnerFailures, reason string) {
 		f.PodFailed++
 	case EndPodExited:
 		f.PodExited++
+	case EndPodUnschedulable:
+		f.PodUnschedulable++
 	}
 }
 

@@ -320,13 +320,13 @@ func TestRegistrationTimeoutsBackOff(t *testing.T) {
 	pt.run(spec(1, "h1", false))
 }
 
-// A runner whose pod fails before it registers (a crashing image) backs off like
-// a registration timeout, and the first runner that registers resets the
+// A runner whose pod fails before it registers (a crashing image), or that no
+// node could take, backs off like a registration timeout, and the first runner that registers resets the
 // backoff; a registered runner's pod failing later is no start failure. A JIT
 // runner, which has a GitHub ID before it starts, counts by NeverStarted.
 func TestRunnersThatFailToStartBackOff(t *testing.T) {
 	pt := newPoolTest(t)
-	pt.at(time.Second, func() { pt.done(pt.created[0].name, EndPodFailed) })
+	pt.at(time.Second, func() { pt.done(pt.created[0].name, EndPodUnschedulable) })
 	pt.at(5*time.Second, func() { require.Len(t, pt.created, 1, "backing off, not looping") })
 	pt.at(12*time.Second, func() {
 		require.Len(t, pt.created, 2)
@@ -339,7 +339,8 @@ func TestRunnersThatFailToStartBackOff(t *testing.T) {
 		require.Equal(t, 32*time.Second, pt.created[2].at, "20 s after the second")
 		require.Equal(t, 2, pt.status.FailingRunners, "the status counts the failures in a row")
 		require.Equal(t, EndPodFailed, pt.status.LastRunnerFailure)
-		require.Equal(t, int64(2), pt.status.RunnerFailures.PodFailed)
+		require.Equal(t, int64(1), pt.status.RunnerFailures.PodFailed)
+		require.Equal(t, int64(1), pt.status.RunnerFailures.PodUnschedulable)
 		for _, e := range pt.events {
 			require.NotContains(t, e, "RunnerFailed", "no event per failed runner; the watcher's condition says it once")
 		}
@@ -354,7 +355,7 @@ func TestRunnersThatFailToStartBackOff(t *testing.T) {
 		require.Equal(t, 41*time.Second, pt.created[3].at)
 		require.Zero(t, pt.status.FailingRunners, "a registration clears it")
 		require.Empty(t, pt.status.LastRunnerFailure)
-		require.Equal(t, int64(2), pt.status.RunnerFailures.PodFailed, "the total stays")
+		require.Equal(t, int64(1), pt.status.RunnerFailures.PodFailed, "the total stays")
 	})
 	pt.deleteAndDrain(43 * time.Second)
 	pt.run(spec(1, "h1", false))

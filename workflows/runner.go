@@ -185,7 +185,11 @@ func (r *runnerRun) awaitRegistration(ctx workflow.Context) error {
 			sel.AddFuture(workflow.NewTimer(wctx, left), func(workflow.Future) { timedOut = true })
 		}
 	}
-	if !timedOut {
+	if deadline, ok := r.unschedulableDeadline(); ok && !timedOut && deadline.After(workflow.Now(ctx)) {
+		// afterRegistrationWait gives up on the pod once the deadline passed.
+		sel.AddFuture(workflow.NewTimer(wctx, deadline.Sub(workflow.Now(ctx))), func(workflow.Future) {})
+	}
+	if !timedOut && !r.unschedulableTooLong(ctx) {
 		sel.Select(wctx)
 	}
 
@@ -197,6 +201,8 @@ func (r *runnerRun) afterRegistrationWait(ctx workflow.Context, timedOut, poll b
 	switch {
 	case r.state.StopRequested || r.state.Pod.Exited():
 		r.afterExitOrStop(ctx)
+	case r.unschedulableTooLong(ctx):
+		r.endUnschedulable(ctx)
 	case timedOut:
 		workflow.GetLogger(ctx).Warn("runner did not register in time; deleting its pod", "runner", r.in.Pod.Name)
 		r.state.Unverified = true
@@ -219,12 +225,18 @@ func (r *runnerRun) afterRegistrationWait(ctx workflow.Context, timedOut, poll b
 // Ready, as its runner then starts from its configuration; a pod that ends
 // first is a runner that could not start.
 func (r *runnerRun) awaitJITStart(ctx workflow.Context) error {
-	if !r.state.Pod.Ready && !r.state.StopRequested && !r.state.Pod.Exited() {
-		r.awaitSignal(ctx)
+	if !r.state.Pod.Ready && !r.state.StopRequested && !r.state.Pod.Exited() && !r.unschedulableTooLong(ctx) {
+		if deadline, ok := r.unschedulableDeadline(); ok {
+			r.awaitSignalUntil(ctx, deadline)
+		} else {
+			r.awaitSignal(ctx)
+		}
 	}
 	switch {
 	case r.state.StopRequested || r.state.Pod.Exited():
 		r.afterExitOrStop(ctx)
+	case r.unschedulableTooLong(ctx):
+		r.endUnschedulable(ctx)
 	case r.state.Pod.Ready:
 		r.state.JITStarted = true
 		r.setPhase(ctx, PhaseIdle)
@@ -252,10 +264,16 @@ func (r *runnerRun) awaitRegistrationOnWake(ctx workflow.Context) error {
 	if r.registrationDeadlinePassed(ctx) {
 		return r.afterRegistrationWait(ctx, true, false)
 	}
+	if r.unschedulableTooLong(ctx) {
+		return r.afterRegistrationWait(ctx, false, false)
+	}
 	if r.wake == nil {
 		delay := r.pollDelay(ctx)
 		if r.state.Pod.Ready {
 			delay = min(delay, r.state.Pod.ReadySince.Add(r.timings.RegistrationTimeout).Sub(workflow.Now(ctx)))
+		}
+		if deadline, ok := r.unschedulableDeadline(); ok {
+			delay = min(delay, deadline.Sub(workflow.Now(ctx)))
 		}
 		wctx, cancel := workflow.WithCancel(ctx)
 		r.wake, r.cancelWake = workflow.NewTimer(wctx, delay), cancel

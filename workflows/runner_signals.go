@@ -43,6 +43,12 @@ func (r *runnerRun) onPod(ctx workflow.Context, pod activities.PodState) {
 	if pod.Ready && pod.ReadySince.IsZero() {
 		pod.ReadySince = workflow.Now(ctx)
 	}
+	switch {
+	case !pod.Unschedulable:
+		r.state.UnschedulableSince = timeZero
+	case r.state.UnschedulableSince.IsZero():
+		r.state.UnschedulableSince = workflow.Now(ctx)
+	}
 	r.state.Pod = pod
 }
 

@@ -30,7 +30,8 @@ const (
 	EndPodFailed           = "pod-failed"
 	EndPodExited           = "pod-exited" // a static runner's pod ended by itself
 	EndCreateFailed        = "create-failed"
-	EndLeftRegistered      = "left-registered" // the pod is gone but GitHub still calls the runner busy
+	EndPodUnschedulable    = "pod-unschedulable" // no node took the pod for UnschedulableTimeout
+	EndLeftRegistered      = "left-registered"   // the pod is gone but GitHub still calls the runner busy
 )
 
 // RunnerInput starts a runner workflow.
@@ -89,6 +90,9 @@ type RunnerTimings struct {
 	OrphanRetries int
 	// MaxHistoryEvents triggers continue-as-new (2000), besides Temporal's suggestion.
 	MaxHistoryEvents int
+	// UnschedulableTimeout: a pod no node can take this long is deleted, and the
+	// pool backs off (5m; ARC waits forever, as its timeout counts from Ready).
+	UnschedulableTimeout time.Duration `json:",omitempty"`
 	// PodGoneWait bounds how long a finished runner waits to hear that the live
 	// pod it deleted is gone (2m; see awaitPodGone).
 	PodGoneWait time.Duration
@@ -105,6 +109,7 @@ func (t RunnerTimings) withDefaults() RunnerTimings {
 	def(&t.RegistrationPollMax, 30*time.Second)
 	def(&t.BusyRetry, time.Minute)
 	def(&t.PodGoneWait, 2*time.Minute)
+	def(&t.UnschedulableTimeout, DefaultUnschedulableTimeout)
 	if t.OrphanRetries <= 0 {
 		t.OrphanRetries = 5
 	}
@@ -113,6 +118,11 @@ func (t RunnerTimings) withDefaults() RunnerTimings {
 	}
 	return t
 }
+
+// DefaultUnschedulableTimeout is RunnerTimings.UnschedulableTimeout's default:
+// longer than a cluster autoscaler usually takes to add a node, so a pod that
+// waits for one is not deleted, far shorter than holding the slot for good.
+const DefaultUnschedulableTimeout = 5 * time.Minute
 
 // RunnerState is what the `state` query returns and what continue-as-new carries.
 type RunnerState struct {
@@ -123,7 +133,10 @@ type RunnerState struct {
 	RunnerID int64 `json:",omitempty"`
 	// JITStarted: a JIT runner's pod was Ready, so its runner came up.
 	JITStarted bool `json:",omitempty"`
-	Pod        activities.PodState
+	// UnschedulableSince is when the pod was first reported unschedulable, zero
+	// while it is not.
+	UnschedulableSince time.Time `json:",omitempty"`
+	Pod                activities.PodState
 	// StopRequested is set by the stop signal; StopReason is its reason.
 	StopRequested bool   `json:",omitempty"`
 	StopReason    string `json:",omitempty"`

@@ -116,19 +116,11 @@ func (r *runnerRun) findRunner(ctx workflow.Context) (bool, error) {
 // waitUntilRetryAt waits for RetryAt on a timer, returning early (true) when a
 // signal arrives first. It returns false when there is nothing left to wait for.
 func (r *runnerRun) waitUntilRetryAt(ctx workflow.Context) bool {
-	left := r.state.RetryAt.Sub(workflow.Now(ctx))
-	if r.state.RetryAt.IsZero() || left <= 0 {
+	if r.state.RetryAt.IsZero() || !r.state.RetryAt.After(workflow.Now(ctx)) {
 		r.state.RetryAt = timeZero
 		return false
 	}
-	r.publishPhase(ctx)
-	wctx, cancel := workflow.WithCancel(ctx)
-	defer cancel()
-	sel := workflow.NewSelector(wctx)
-	r.listen(ctx, sel)
-	fired := false
-	sel.AddFuture(workflow.NewTimer(wctx, left), func(workflow.Future) { fired = true })
-	sel.Select(wctx)
+	fired := r.awaitSignalUntil(ctx, r.state.RetryAt)
 	if fired {
 		r.state.RetryAt = timeZero
 	}

@@ -15,6 +15,9 @@ type RunnerFailures struct {
 	// PodExited: the pod exited before its runner registered.
 	// +optional
 	PodExited int64 `json:"podExited,omitempty"`
+	// PodUnschedulable: no node could take the pod for the unschedulable timeout.
+	// +optional
+	PodUnschedulable int64 `json:"podUnschedulable,omitempty"`
 }
 
 // FailingRunnersStatus is in both pool resources' status.

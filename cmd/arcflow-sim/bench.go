@@ -28,7 +28,7 @@ func runBench(ctx context.Context, args []string) error {
 	deliveries := fs.Int("deliveries", 2000, "webhook deliveries in the throughput phase (0 skips it)")
 	idle := fs.Int("idle-runners", 0, "also hold this many idle runners in one pool and report the worker's memory (0 skips it; the README's figure is 1000)")
 	inMemory := fs.Bool("temporal-memory", false, "run the dev server in memory instead of on its SQLite file (a best case no real Temporal reaches)")
-	steady := fs.Int("steady-jobs", 40, "jobs of the steady-rate rows (one every 3 s, without and with an idle buffer of 2; 0 skips them)")
+	steady := fs.Int("steady-jobs", 40, "jobs of the steady-rate rows (one every 3 s: without and with an idle buffer of 2, and with JIT runners; 0 skips them)")
 	allInOne := fs.Bool("all-in-one", false, "run `arcflow all` (worker and webhook in one process) instead of a worker and arcflow-webhook")
 	_ = fs.Parse(args)
 	var ns []int
@@ -66,7 +66,7 @@ func runBench(ctx context.Context, args []string) error {
 		report.WriteString(table)
 	}
 	if *steady > 0 {
-		step(fmt.Sprintf("a steady rate: %d jobs, one every %v, without and with an idle buffer", *steady, steadyInterval))
+		step(fmt.Sprintf("a steady rate: %d jobs, one every %v, without and with an idle buffer, and with JIT runners", *steady, steadyInterval))
 		table, err := benchSteady(ctx, s, *steady)
 		if err != nil {
 			return err

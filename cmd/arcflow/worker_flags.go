@@ -7,6 +7,7 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/worker"
+	"github.com/arcflow/arcflow/workflows"
 )
 
 // workerFlags are the flags of the Temporal worker and the Kubernetes watchers.
@@ -16,6 +17,7 @@ type workerFlags struct {
 	election                  worker.LeaderElection
 	metricsAddr               string
 	stickyCacheSize           int
+	runnerTimings             workflows.RunnerTimings
 }
 
 func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
@@ -36,6 +38,9 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.StringVar(&w.metricsAddr, "metrics-addr", envOr("ARCFLOW_METRICS_ADDR", ":8080"), "address of the Prometheus /metrics and /healthz endpoint (empty disables it)")
 	fs.IntVar(&w.stickyCacheSize, "sticky-workflow-cache-size", envInt("ARCFLOW_STICKY_WORKFLOW_CACHE_SIZE", worker.DefaultStickyCacheSize),
 		"workflows kept in memory between tasks; more than are live costs nothing, fewer replays histories")
+	fs.DurationVar(&w.runnerTimings.UnschedulableTimeout, "runner-unschedulable-timeout",
+		envDuration("ARCFLOW_RUNNER_UNSCHEDULABLE_TIMEOUT", workflows.DefaultUnschedulableTimeout),
+		"how long a runner pod no node can take keeps its slot before it is deleted and the pool backs off")
 	return w
 }
 

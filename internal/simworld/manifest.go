@@ -7,10 +7,22 @@ import (
 	"github.com/arcflow/arcflow/api/v1alpha1"
 )
 
+// The manifests these annotate must write each resource's metadata as name
+// first, without annotations.
+
 // WithIdleRunners gives the HorizontalRunnerAutoscaler named hra in a manifest an
-// idle buffer of n runners (v1alpha1.IdleRunnersAnnotation). The manifest must
-// write the HRA's metadata as name first, without annotations.
+// idle buffer of n runners (v1alpha1.IdleRunnersAnnotation).
 func WithIdleRunners(manifest, hra string, n int) string {
-	head := "kind: HorizontalRunnerAutoscaler\nmetadata:\n  name: " + hra + "\n"
-	return strings.Replace(manifest, head, fmt.Sprintf("%s  annotations:\n    %s: \"%d\"\n", head, v1alpha1.IdleRunnersAnnotation, n), 1)
+	return annotate(manifest, "HorizontalRunnerAutoscaler", hra, v1alpha1.IdleRunnersAnnotation, fmt.Sprint(n))
+}
+
+// WithJITConfig makes the RunnerDeployment named rd in a manifest register its
+// runners with JIT configurations (v1alpha1.JITConfigAnnotation).
+func WithJITConfig(manifest, rd string) string {
+	return annotate(manifest, "RunnerDeployment", rd, v1alpha1.JITConfigAnnotation, "true")
+}
+
+func annotate(manifest, kind, name, key, value string) string {
+	head := "kind: " + kind + "\nmetadata:\n  name: " + name + "\n"
+	return strings.Replace(manifest, head, fmt.Sprintf("%s  annotations:\n    %s: %q\n", head, key, value), 1)
 }

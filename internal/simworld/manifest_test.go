@@ -19,3 +19,13 @@ func TestWithIdleRunnersAnnotatesTheHRA(t *testing.T) {
 	require.Equal(t, "app", hra.Name)
 	require.Equal(t, manifest, WithIdleRunners(manifest, "other", 2), "another HRA's manifest is left alone")
 }
+
+func TestWithJITConfigAnnotatesTheRunnerDeployment(t *testing.T) {
+	manifest := "kind: RunnerDeployment\nmetadata:\n  name: app\nspec:\n  replicas: 0\n"
+	var rd v1alpha1.RunnerDeployment
+	require.NoError(t, yaml.Unmarshal([]byte(WithJITConfig(manifest, "app")), &rd))
+	jit, err := v1alpha1.JITConfig(rd.Annotations, true)
+	require.NoError(t, err)
+	require.True(t, jit)
+	require.Equal(t, manifest, WithJITConfig(manifest, "other"), "another pool's manifest is left alone")
+}

@@ -53,20 +53,7 @@ func TestARunnerThatCrashesAtStartIsReplacedWithBackoff(t *testing.T) {
 	crashed := len(w.Runners.PodTimes())
 	require.GreaterOrEqual(t, crashed, 2, "a failed runner is replaced")
 	require.Empty(t, w.GitHub.Runners(), "none registered")
-	condition := func(field string) string {
-		out, _ := stack.Kubectl(ctx, "get", "-n", ns, "rdeploy", "broken", "-o",
-			`jsonpath={.status.conditions[?(@.type=="RunnersFailing")].`+field+`}`)
-		return out
-	}
-	require.Eventually(t, func() bool { return condition("status") == "True" }, 10*time.Second, 100*time.Millisecond,
-		"the RunnersFailing condition")
-	require.Equal(t, "PodFailed", condition("reason"))
-	require.Contains(t, condition("message"), "runner(s) in a row could not start")
-	events, err := stack.Kubectl(ctx, "get", "events", "-n", ns, "--field-selector", "reason=RunnersFailing", "-o", "name")
-	require.NoError(t, err)
-	require.Len(t, strings.Fields(events), 1, "one event for the failing pool, not one per runner")
-	metrics := readAllMetrics(t, w.WorkerMetricsURL)
-	require.Contains(t, metrics, `arcflow_runner_failures_total{kind="RunnerDeployment",name="broken",namespace="`+ns+`",reason="pod-failed"}`)
+	requireRunnersFailing(t, ctx, w, "broken", "PodFailed", "pod-failed")
 
 	fixed := time.Now()
 	require.NoError(t, w.Apply(ctx, crashingRunners("false")))
@@ -75,7 +62,36 @@ func TestARunnerThatCrashesAtStartIsReplacedWithBackoff(t *testing.T) {
 	// The backoff after the third failure is 40 s; one step, plus the pod's start.
 	recovered := time.Since(fixed)
 	require.Less(t, recovered, 50*time.Second, "recovered within one backoff step")
-	require.Eventually(t, func() bool { return condition("status") == "False" }, 10*time.Second, 100*time.Millisecond,
-		"RunnersFailing=False once a runner registered")
+	requireRunnersRecovered(t, ctx, w, "broken")
 	t.Logf("%d pods in the first %v of crashing; registered %v after the fix", crashed, fixed.Sub(start).Round(time.Second), recovered.Round(100*time.Millisecond))
+}
+
+// runnersFailingField reads a field of a RunnerDeployment's RunnersFailing condition.
+func runnersFailingField(ctx context.Context, w *simworld.World, rd, field string) string {
+	out, _ := stack.Kubectl(ctx, "get", "-n", w.Namespace(), "rdeploy", rd, "-o",
+		`jsonpath={.status.conditions[?(@.type=="RunnersFailing")].`+field+`}`)
+	return out
+}
+
+// requireRunnersFailing waits for a RunnerDeployment's RunnersFailing condition
+// with the reason, and checks that it came with one event, not one per runner,
+// and that arcflow_runner_failures_total counts the failures under metricReason.
+func requireRunnersFailing(t *testing.T, ctx context.Context, w *simworld.World, rd, reason, metricReason string) {
+	t.Helper()
+	require.Eventually(t, func() bool { return runnersFailingField(ctx, w, rd, "status") == "True" }, 10*time.Second, 100*time.Millisecond,
+		"the RunnersFailing condition")
+	require.Equal(t, reason, runnersFailingField(ctx, w, rd, "reason"))
+	require.Contains(t, runnersFailingField(ctx, w, rd, "message"), "runner(s) in a row could not start")
+	events, err := stack.Kubectl(ctx, "get", "events", "-n", w.Namespace(), "--field-selector", "reason=RunnersFailing", "-o", "name")
+	require.NoError(t, err)
+	require.Len(t, strings.Fields(events), 1, "one event for the failing pool, not one per runner")
+	require.Contains(t, readAllMetrics(t, w.WorkerMetricsURL),
+		`arcflow_runner_failures_total{kind="RunnerDeployment",name="`+rd+`",namespace="`+w.Namespace()+`",reason="`+metricReason+`"}`)
+}
+
+// requireRunnersRecovered waits for RunnersFailing=False.
+func requireRunnersRecovered(t *testing.T, ctx context.Context, w *simworld.World, rd string) {
+	t.Helper()
+	require.Eventually(t, func() bool { return runnersFailingField(ctx, w, rd, "status") == "False" }, 10*time.Second, 100*time.Millisecond,
+		"RunnersFailing=False once a runner registered")
 }

@@ -16,8 +16,7 @@ import (
 )
 
 // jitManifest is the full-path RunnerDeployment and HRA with JIT runners.
-var jitManifest = strings.Replace(fullpath.RunnerDeployment, "kind: RunnerDeployment\nmetadata:\n  name: app\n",
-	fmt.Sprintf("kind: RunnerDeployment\nmetadata:\n  name: app\n  annotations:\n    %s: \"true\"\n", v1alpha1.JITConfigAnnotation), 1)
+var jitManifest = simworld.WithJITConfig(fullpath.RunnerDeployment, "app")
 
 // JIT runners are registered by generate-jitconfig when they are created and
 // start from the configuration in their Secret: no registration token, no
