@@ -52,6 +52,8 @@ type JobLister interface {
 type QueuedJobsInput struct {
 	Repositories []string
 	Labels       []string
+	// Credentials is the githubAPICredentialsFrom Secret to list with (namespace/name).
+	Credentials string `json:",omitempty"`
 }
 
 // QueuedJobsOutput are the open jobs the target's runners can take.
@@ -63,8 +65,12 @@ type QueuedJobsOutput struct {
 // ListQueuedJobs lists the open jobs of repositories that the target's labels fit.
 func (g *GitHub) ListQueuedJobs(ctx context.Context, in QueuedJobsInput) (QueuedJobsOutput, error) {
 	var out QueuedJobsOutput
+	lister, err := g.jobs(ctx, in.Credentials)
+	if err != nil {
+		return out, err
+	}
 	for _, repo := range in.Repositories {
-		jobs, err := g.Jobs.ListOpenJobs(ctx, repo)
+		jobs, err := lister.ListOpenJobs(ctx, repo)
 		if err != nil {
 			return out, githubError(err)
 		}
@@ -118,12 +124,16 @@ func (g *GitHub) SuggestReplicas(ctx context.Context, in MetricsInput) (*int, er
 }
 
 func (g *GitHub) queuedAndInProgress(ctx context.Context, in MetricsInput) (int, error) {
-	out, err := g.ListQueuedJobs(ctx, QueuedJobsInput{Repositories: in.Repositories, Labels: in.Labels})
+	out, err := g.ListQueuedJobs(ctx, QueuedJobsInput{Repositories: in.Repositories, Labels: in.Labels, Credentials: in.Scope.Credentials})
 	return len(out.Queued) + len(out.InProgress), err
 }
 
 func (g *GitHub) percentageBusy(ctx context.Context, in MetricsInput, m v1alpha1.MetricSpec) (int, error) {
-	runners, err := g.Registry.ListRunners(ctx, in.Scope, false)
+	registry, err := g.registry(ctx, in.Scope)
+	if err != nil {
+		return 0, err
+	}
+	runners, err := registry.ListRunners(ctx, in.Scope, false)
 	if err != nil {
 		return 0, githubError(err)
 	}

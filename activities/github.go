@@ -19,8 +19,11 @@ type RunnerRegistry interface {
 
 // GitHub holds the GitHub activities. Register one value with the worker.
 type GitHub struct {
-	Registry RunnerRegistry
-	Jobs     JobLister
+	// Registry and Jobs are the worker's own client; Credentials, when set,
+	// gives the client of a scope's githubAPICredentialsFrom Secret.
+	Registry    RunnerRegistry
+	Jobs        JobLister
+	Credentials CredentialSets
 }
 
 // FindRunnerInput names a runner in a scope.
@@ -39,7 +42,11 @@ type FindRunnerOutput struct {
 
 // FindRunner looks a runner up by name through the shared HTTP cache.
 func (g *GitHub) FindRunner(ctx context.Context, in FindRunnerInput) (FindRunnerOutput, error) {
-	r, found, err := g.Registry.FindRunner(ctx, in.Scope, in.Name)
+	registry, err := g.registry(ctx, in.Scope)
+	if err != nil {
+		return FindRunnerOutput{}, err
+	}
+	r, found, err := registry.FindRunner(ctx, in.Scope, in.Name)
 	if err != nil {
 		return FindRunnerOutput{}, githubError(fmt.Errorf("find runner %s: %w", in.Name, err))
 	}
@@ -62,7 +69,11 @@ type RemoveRunnerOutput struct {
 // busy one fails with ErrTypeRunnerBusy and a rate limit with ErrTypeRateLimited,
 // both non-retryable so the workflow decides how long to wait.
 func (g *GitHub) RemoveRunner(ctx context.Context, in RemoveRunnerInput) (RemoveRunnerOutput, error) {
-	err := g.Registry.RemoveRunner(ctx, in.Scope, in.ID)
+	registry, err := g.registry(ctx, in.Scope)
+	if err != nil {
+		return RemoveRunnerOutput{}, err
+	}
+	err = registry.RemoveRunner(ctx, in.Scope, in.ID)
 	if errors.Is(err, github.ErrNotFound) {
 		return RemoveRunnerOutput{AlreadyGone: true}, nil
 	}
@@ -81,7 +92,11 @@ type RunnerBusyInput struct {
 // RunnerBusy reports which of the named runners GitHub lists as busy. One list call
 // per scope, revalidated so it is fresh (a 304 when nothing changed).
 func (g *GitHub) RunnerBusy(ctx context.Context, in RunnerBusyInput) (map[string]bool, error) {
-	runners, err := g.Registry.ListRunners(ctx, in.Scope, true)
+	registry, err := g.registry(ctx, in.Scope)
+	if err != nil {
+		return nil, err
+	}
+	runners, err := registry.ListRunners(ctx, in.Scope, true)
 	if err != nil {
 		return nil, githubError(fmt.Errorf("list runners of %s: %w", in.Scope, err))
 	}

@@ -18,10 +18,13 @@ import (
 
 // Kubernetes holds the Kubernetes activities. Register one value with the worker.
 type Kubernetes struct {
-	Client   kubernetes.Interface
-	Dynamic  dynamic.Interface
-	Tokens   RunnerRegistry
-	Defaults PodDefaults
+	Client  kubernetes.Interface
+	Dynamic dynamic.Interface
+	// Tokens is the worker's own GitHub client; Credentials, when set, gives
+	// the client of a runner's githubAPICredentialsFrom Secret.
+	Tokens      RunnerRegistry
+	Credentials CredentialSets
+	Defaults    PodDefaults
 }
 
 // RunnerPodOutput identifies the created pod.

@@ -31,7 +31,8 @@ const (
 const ErrTypeGitHubRefused = "GitHubRefused"
 
 func scopeOf(in RunnerPodInput) github.Scope {
-	return github.Scope{Enterprise: in.Spec.Enterprise, Organization: in.Spec.Organization, Repository: in.Spec.Repository}
+	return github.Scope{Enterprise: in.Spec.Enterprise, Organization: in.Spec.Organization, Repository: in.Spec.Repository,
+		Credentials: in.Spec.GitHubAPICredentialsFrom.Ref(in.Namespace)}
 }
 
 // writeRunnerSecret writes the runner's Secret. A JIT runner is registered by
@@ -46,7 +47,11 @@ func (k *Kubernetes) writeRunnerSecret(ctx context.Context, in RunnerPodInput) (
 // writeToken fetches the scope's registration token and writes the runner's Secret.
 func (k *Kubernetes) writeToken(ctx context.Context, in RunnerPodInput) error {
 	scope := scopeOf(in)
-	token, err := k.Tokens.RegistrationToken(ctx, scope)
+	tokens, err := k.tokens(ctx, scope)
+	if err != nil {
+		return err
+	}
+	token, err := tokens.RegistrationToken(ctx, scope)
 	if err != nil {
 		return githubError(fmt.Errorf("registration token for %s: %w", scope, err))
 	}
@@ -60,17 +65,21 @@ func (k *Kubernetes) writeToken(ctx context.Context, in RunnerPodInput) error {
 // the runner registered again.
 func (k *Kubernetes) writeJITConfig(ctx context.Context, in RunnerPodInput) (int64, error) {
 	scope := scopeOf(in)
+	registry, err := k.tokens(ctx, scope)
+	if err != nil {
+		return 0, err
+	}
 	labels := append(append([]string(nil), in.Spec.Labels...), k.Defaults.CommonLabels...)
 	request := github.JITRequest{Name: in.Name, Labels: labels, Group: in.Spec.Group, WorkFolder: in.Spec.WorkDir}
-	config, err := k.Tokens.GenerateJITConfig(ctx, scope, request)
+	config, err := registry.GenerateJITConfig(ctx, scope, request)
 	if errors.Is(err, github.ErrConflict) {
 		if id, err := k.registeredRunnerID(ctx, in); err != nil || id != 0 {
 			return id, err
 		}
-		if err := k.removeStaleRegistration(ctx, scope, in.Name); err != nil {
+		if err := removeStaleRegistration(ctx, registry, scope, in.Name); err != nil {
 			return 0, err
 		}
-		config, err = k.Tokens.GenerateJITConfig(ctx, scope, request)
+		config, err = registry.GenerateJITConfig(ctx, scope, request)
 	}
 	switch {
 	case errors.Is(err, github.ErrRefused) || errors.Is(err, github.ErrNotFound):
@@ -102,15 +111,15 @@ func (k *Kubernetes) registeredRunnerID(ctx context.Context, in RunnerPodInput) 
 
 // removeStaleRegistration removes a runner that an earlier attempt registered
 // but whose configuration was lost. It never started, so it is not busy.
-func (k *Kubernetes) removeStaleRegistration(ctx context.Context, scope github.Scope, name string) error {
-	runner, found, err := k.Tokens.FindRunner(ctx, scope, name)
+func removeStaleRegistration(ctx context.Context, registry RunnerRegistry, scope github.Scope, name string) error {
+	runner, found, err := registry.FindRunner(ctx, scope, name)
 	if err != nil {
 		return githubError(fmt.Errorf("find stale runner %s: %w", name, err))
 	}
 	if !found {
 		return nil
 	}
-	if err := k.Tokens.RemoveRunner(ctx, scope, runner.ID); err != nil && !errors.Is(err, github.ErrNotFound) {
+	if err := registry.RemoveRunner(ctx, scope, runner.ID); err != nil && !errors.Is(err, github.ErrNotFound) {
 		return githubError(fmt.Errorf("remove stale runner %s: %w", name, err))
 	}
 	return nil

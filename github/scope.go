@@ -11,6 +11,10 @@ type Scope struct {
 	Organization string `json:"organization,omitempty"`
 	// Repository is owner/name.
 	Repository string `json:"repository,omitempty"`
+	// Credentials is the githubAPICredentialsFrom Secret, as namespace/name,
+	// whose credentials act on the scope; empty means the worker's own. It is
+	// a reference: the Secret is read in activities, never in a workflow.
+	Credentials string `json:"credentials,omitempty"`
 }
 
 // String is the scope's REST path prefix: repos/o/r, orgs/o or enterprises/e. It is

@@ -3,7 +3,7 @@
 # OUT is the project root, or another directory when lint checks for drift.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$root}
+out=$(cd "${1:-$root}" && pwd) # absolute, so `make generate`'s "." is the root
 cg="$root/.tools/bin/controller-gen"
 cd "$root"
 "$cg" object paths=./api/... output:object:dir="$out/api/v1alpha1"

@@ -28,6 +28,12 @@ func (w *ResourceWatcher) upsertHRA(ctx context.Context, u *unstructured.Unstruc
 	if err == nil {
 		var spec contract.AutoscalerSpec
 		if spec, err = hraspec.Of(&hra, target, w.Autoscaling); err == nil {
+			if problem := w.credentialsProblem(ctx, spec.Scope.Credentials); problem != nil {
+				w.Log.Warn("the autoscaler's GitHub credentials are unusable", "hra", hra.Namespace+"/"+hra.Name, "error", problem)
+				w.setConditions(ctx, kindHRA, u, metav1.ConditionFalse, "InvalidCredentials", problem.Error(), nil)
+				w.recheckLater(ctx, kindHRA, u)
+				return
+			}
 			err = w.signalAutoscaler(ctx, &hra, spec)
 		}
 	}

@@ -56,7 +56,7 @@ func RunnerDeploymentPoolSpec(rd *v1alpha1.RunnerDeployment, runnerURL string) (
 	}
 	return workflows.PoolSpec{
 		Namespace: rd.Namespace, Kind: v1alpha1.KindRunnerDeployment, Name: rd.Name, Generation: rd.Generation,
-		Replicas: rd.Spec.DesiredReplicas(), Ephemeral: tpl.Spec.IsEphemeral(), Scope: hraspec.ScopeOf(tpl.Spec.RunnerConfig),
+		Replicas: rd.Spec.DesiredReplicas(), Ephemeral: tpl.Spec.IsEphemeral(), Scope: hraspec.ScopeOf(rd.Namespace, tpl.Spec.RunnerConfig),
 		TemplateHash: hash,
 		Runner: activities.RunnerPodInput{
 			Owner: owner(v1alpha1.KindRunnerDeployment, rd.ObjectMeta), Labels: tpl.Labels, Annotations: tpl.Annotations,
@@ -79,7 +79,7 @@ func RunnerSetPoolSpec(rs *v1alpha1.RunnerSet, runnerURL string) (workflows.Pool
 	}
 	return workflows.PoolSpec{
 		Namespace: rs.Namespace, Kind: v1alpha1.KindRunnerSet, Name: rs.Name, Generation: rs.Generation,
-		Replicas: rs.Spec.DesiredReplicas(), Ephemeral: rs.Spec.IsEphemeral(), Scope: hraspec.ScopeOf(rs.Spec.RunnerConfig),
+		Replicas: rs.Spec.DesiredReplicas(), Ephemeral: rs.Spec.IsEphemeral(), Scope: hraspec.ScopeOf(rs.Namespace, rs.Spec.RunnerConfig),
 		TemplateHash: hash,
 		Runner: activities.RunnerPodInput{
 			Owner: owner(v1alpha1.KindRunnerSet, rs.ObjectMeta), Labels: sts.Template.Labels, Annotations: sts.Template.Annotations,

@@ -45,8 +45,12 @@ type ResourceWatcher struct {
 	// RunnerTimings are the lifecycle waits of every pool's runners; zero
 	// values take the defaults.
 	RunnerTimings workflows.RunnerTimings
+	// Credentials, when set, validates the githubAPICredentialsFrom Secrets the
+	// resources name.
+	Credentials CredentialsChecker
 
 	hras, rds, rss cache.GenericLister
+	rechecks       rechecks
 }
 
 var resourceOf = map[string]schema.GroupVersionResource{
@@ -112,6 +116,12 @@ func (w *ResourceWatcher) upsert(ctx context.Context, kind string, obj any) {
 	if problem != nil {
 		log.Warn("invalid resource; its pool is left as it is", "error", problem)
 		w.setConditions(ctx, kind, u, metav1.ConditionFalse, "InvalidSpec", problem.Error(), nil)
+		return
+	}
+	if problem := w.credentialsProblem(ctx, spec.Scope.Credentials); problem != nil {
+		log.Warn("the resource's GitHub credentials are unusable; its pool is left as it is", "error", problem)
+		w.setConditions(ctx, kind, u, metav1.ConditionFalse, "InvalidCredentials", problem.Error(), nil)
+		w.recheckLater(ctx, kind, u)
 		return
 	}
 	spec.RegistrationOnly = u.GetAnnotations()[v1alpha1.RegistrationOnlyAnnotation] == "true"

@@ -251,7 +251,7 @@ func (a *autoscalerRun) pullMetrics(ctx workflow.Context) {
 func (a *autoscalerRun) reconcileQueuedJobs(ctx workflow.Context) {
 	spec := a.state.Spec
 	var out activities.QueuedJobsOutput
-	in := activities.QueuedJobsInput{Repositories: spec.Repositories, Labels: spec.TargetLabels}
+	in := activities.QueuedJobsInput{Repositories: spec.Repositories, Labels: spec.TargetLabels, Credentials: spec.Scope.Credentials}
 	if err := workflow.ExecuteActivity(githubOptions(ctx), gh.ListQueuedJobs, in).Get(ctx, &out); err != nil {
 		workflow.GetLogger(ctx).Warn("reconcile skipped", "hra", spec.Name, "error", err)
 		return

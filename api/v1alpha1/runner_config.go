@@ -45,6 +45,15 @@ type GitHubAPICredentialsFrom struct {
 	SecretRef SecretReference `json:"secretRef,omitempty"`
 }
 
+// Ref is the Secret as "namespace/name" for a resource in namespace; "" when
+// none is named (the worker's own credentials).
+func (c *GitHubAPICredentialsFrom) Ref(namespace string) string {
+	if c == nil || c.SecretRef.Name == "" {
+		return ""
+	}
+	return namespace + "/" + c.SecretRef.Name
+}
+
 // SecretReference names a Secret in the same namespace.
 type SecretReference struct {
 	Name string `json:"name"`

@@ -22,9 +22,6 @@ func (hra *HorizontalRunnerAutoscaler) UnsupportedFields() []string {
 			fields = append(fields, "spec.scaleUpTriggers[].amount (each workflow job reserves one runner)")
 		}
 	}
-	if hra.Spec.GitHubAPICredentialsFrom != nil {
-		fields = append(fields, "spec.githubAPICredentialsFrom (per-resource credentials are not implemented yet)")
-	}
 	return fields
 }
 
@@ -33,9 +30,6 @@ func (c *RunnerConfig) UnsupportedFields(path string) []string {
 	var fields []string
 	if c.ContainerMode == "kubernetes" {
 		fields = append(fields, path+".containerMode: kubernetes (no ServiceAccount, Role or job-pod cleanup is created; use the docker modes)")
-	}
-	if c.GitHubAPICredentialsFrom != nil {
-		fields = append(fields, path+".githubAPICredentialsFrom (per-resource credentials are not implemented yet; the worker's credentials are used)")
 	}
 	return fields
 }

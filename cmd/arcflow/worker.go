@@ -12,6 +12,7 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/internal/credentials"
 	"github.com/arcflow/arcflow/worker"
 )
 
@@ -50,6 +51,7 @@ type workerPart struct {
 	common  *commonFlags
 	flags   *workerFlags
 	gh      *github.Client
+	creds   *credentials.Resolver
 	worker  sdkworker.Worker
 	metrics *worker.ResourceMetrics
 }
@@ -61,7 +63,8 @@ func newWorkerPart(p *process, common *commonFlags, flags *workerFlags) (*worker
 	if err != nil {
 		return nil, err
 	}
-	gh, err := github.New(ghConfig, github.Options{Metrics: github.NewMetrics(p.reg)})
+	ghOptions := github.Options{Metrics: github.NewMetrics(p.reg)}
+	gh, err := github.New(ghConfig, ghOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -69,11 +72,13 @@ func newWorkerPart(p *process, common *commonFlags, flags *workerFlags) (*worker
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client: %w", err)
 	}
+	// One client per githubAPICredentialsFrom Secret, beside the worker's own.
+	creds := &credentials.Resolver{Kube: kube, Worker: ghConfig, Options: ghOptions}
 	worker.SetStickyCacheSize(flags.stickyCacheSize)
 	w := worker.New(p.temporal,
-		&activities.Kubernetes{Client: kube, Dynamic: p.dynamic, Tokens: gh, Defaults: flags.podDefaults},
-		&activities.GitHub{Registry: gh, Jobs: gh})
-	return &workerPart{p: p, kube: kube, common: common, flags: flags, gh: gh, worker: w, metrics: worker.NewResourceMetrics(p.reg)}, nil
+		&activities.Kubernetes{Client: kube, Dynamic: p.dynamic, Tokens: gh, Credentials: creds, Defaults: flags.podDefaults},
+		&activities.GitHub{Registry: gh, Jobs: gh, Credentials: creds})
+	return &workerPart{p: p, kube: kube, common: common, flags: flags, gh: gh, creds: creds, worker: w, metrics: worker.NewResourceMetrics(p.reg)}, nil
 }
 
 // run polls Temporal and, while leading, watches Kubernetes, until ctx ends.
@@ -89,7 +94,7 @@ func (wp *workerPart) run(ctx context.Context) error {
 		resources := &worker.ResourceWatcher{
 			Kube: wp.kube, Dynamic: wp.p.dynamic, Temporal: wp.p.temporal, RunnerURL: wp.gh.RunnerURL(),
 			Namespace: ns, Autoscaling: *wp.common.autoscaling, Log: log, Metrics: wp.metrics,
-			RunnerTimings: wp.flags.runnerTimings,
+			RunnerTimings: wp.flags.runnerTimings, Credentials: wp.creds,
 		}
 		errs := make(chan error, 2)
 		go func() { errs <- pods.Run(ctx, 4) }()

@@ -16,6 +16,8 @@ type Server struct {
 	now    func() time.Time
 	nextID int64
 	tokens map[string]issuedToken
+	// ownerTokens: owner -> the only token that may act on it (RequireToken).
+	ownerTokens map[string]string
 	// jitCredentials: the credential inside each unused JIT configuration -> runner ID.
 	jitCredentials map[string]int64
 	runners        map[int64]*runner
@@ -66,6 +68,7 @@ func New(opts Options) (*Server, error) {
 		nextID:         1000,
 		tokens:         map[string]issuedToken{},
 		jitCredentials: map[string]int64{},
+		ownerTokens:    map[string]string{},
 		runners:        map[int64]*runner{},
 		runs:           map[int64]*run{},
 		jobs:           map[int64]*job{},
@@ -102,6 +105,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(r.URL.Path, "/_fake/") && !authenticated(r) {
 		writeError(w, http.StatusUnauthorized, "Requires authentication")
 		s.record(r, path, http.StatusUnauthorized)
+		return
+	}
+	if !s.permitted(r) {
+		writeError(w, http.StatusForbidden, "Resource not accessible by personal access token")
+		s.record(r, path, http.StatusForbidden)
 		return
 	}
 	// The call is logged when its status is written, before the client can see

@@ -60,8 +60,11 @@ func Of(hra *v1alpha1.HorizontalRunnerAutoscaler, target Target, opts Options) (
 		ScaleDownDelay:  hra.Spec.ScaleDownDelay(opts.DefaultScaleDownDelay),
 		TriggerDuration: trigger.DurationOrDefault(),
 		Metrics:         hra.Spec.Metrics, Overrides: hra.Spec.ScheduledOverrides, Capacity: hra.Spec.CapacityReservations,
-		Scope: ScopeOf(target.Config), TargetLabels: target.Config.Labels,
+		Scope: ScopeOf(hra.Namespace, target.Config), TargetLabels: target.Config.Labels,
 		BatchWindow: opts.BatchWindow, SyncPeriod: opts.SyncPeriod, ReconcilePeriod: opts.ReconcilePeriod,
+	}
+	if ref := hra.Spec.GitHubAPICredentialsFrom.Ref(hra.Namespace); ref != "" {
+		spec.Scope.Credentials = ref // the HRA's own, for its metrics and reconcile, as in ARC
 	}
 	switch {
 	case target.Config.Repository != "":
@@ -110,6 +113,7 @@ func getTyped(lister cache.GenericLister, namespace, name string, into any) erro
 }
 
 // ScopeOf is the GitHub scope a runner config registers in.
-func ScopeOf(c v1alpha1.RunnerConfig) github.Scope {
-	return github.Scope{Enterprise: c.Enterprise, Organization: c.Organization, Repository: c.Repository}
+func ScopeOf(namespace string, c v1alpha1.RunnerConfig) github.Scope {
+	return github.Scope{Enterprise: c.Enterprise, Organization: c.Organization, Repository: c.Repository,
+		Credentials: c.GitHubAPICredentialsFrom.Ref(namespace)}
 }

@@ -5,9 +5,10 @@ import (
 	"strings"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
+	"github.com/arcflow/arcflow/sim"
 )
 
-// The manifests these annotate must write each resource's metadata as name
+// The manifests the With* functions annotate must write each resource's metadata as name
 // first, without annotations.
 
 // WithIdleRunners gives the HorizontalRunnerAutoscaler named hra in a manifest an
@@ -25,4 +26,23 @@ func WithJITConfig(manifest, rd string) string {
 func annotate(manifest, kind, name, key, value string) string {
 	head := "kind: " + kind + "\nmetadata:\n  name: " + name + "\n"
 	return strings.Replace(manifest, head, fmt.Sprintf("%s  annotations:\n    %s: %q\n", head, key, value), 1)
+}
+
+// CrashingRunners is a RunnerDeployment of one runner, named name, whose image
+// crashes at start while crash is true (sim.CrashAtStartEnv).
+func CrashingRunners(name, repository string, crash bool) string {
+	return fmt.Sprintf(`apiVersion: actions.summerwind.dev/v1alpha1
+kind: RunnerDeployment
+metadata:
+  name: %[1]s
+spec:
+  replicas: 1
+  template:
+    spec:
+      repository: %[2]s
+      labels: [linux, %[1]s]
+      env:
+      - name: %[3]s
+        value: "%[4]t"
+`, name, repository, sim.CrashAtStartEnv, crash)
 }

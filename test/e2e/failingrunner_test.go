@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,27 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arcflow/arcflow/internal/simworld"
-	"github.com/arcflow/arcflow/sim"
 )
-
-// crashingRunners is a RunnerDeployment of one runner whose image crashes at
-// start while crash is "true".
-func crashingRunners(crash string) string {
-	return fmt.Sprintf(`apiVersion: actions.summerwind.dev/v1alpha1
-kind: RunnerDeployment
-metadata:
-  name: broken
-spec:
-  replicas: 1
-  template:
-    spec:
-      repository: octo-org/app
-      labels: [linux, broken]
-      env:
-      - name: %s
-        value: %q
-`, sim.CrashAtStartEnv, crash)
-}
 
 // A runner whose pod fails at start frees its slot and is replaced with a
 // backoff (10 s, 20 s, ...), not in a tight loop; once the template is fixed,
@@ -44,7 +23,7 @@ func TestARunnerThatCrashesAtStartIsReplacedWithBackoff(t *testing.T) {
 	})
 
 	start := time.Now()
-	require.NoError(t, w.Apply(ctx, crashingRunners("true")))
+	require.NoError(t, w.Apply(ctx, simworld.CrashingRunners("broken", "octo-org/app", true)))
 	require.Eventually(t, func() bool { return len(w.Runners.PodTimes()) >= 1 }, 30*time.Second, 100*time.Millisecond, "a first pod")
 	// Over 35 s a tight loop would make dozens of pods; the backoff makes the
 	// first, one 10 s after its failure and one 20 s after the next.
@@ -56,7 +35,7 @@ func TestARunnerThatCrashesAtStartIsReplacedWithBackoff(t *testing.T) {
 	requireRunnersFailing(t, ctx, w, "broken", "PodFailed", "pod-failed")
 
 	fixed := time.Now()
-	require.NoError(t, w.Apply(ctx, crashingRunners("false")))
+	require.NoError(t, w.Apply(ctx, simworld.CrashingRunners("broken", "octo-org/app", false)))
 	require.Eventually(t, func() bool { return w.IdleRunners() == 1 }, 60*time.Second, 100*time.Millisecond,
 		"the fixed template's runner registers")
 	// The backoff after the third failure is 40 s; one step, plus the pod's start.
