@@ -25,6 +25,8 @@ type Kubernetes struct {
 	Tokens      RunnerRegistry
 	Credentials CredentialSets
 	Defaults    PodDefaults
+
+	accounts kubernetesModeAccounts
 }
 
 // RunnerPodOutput identifies the created pod.
@@ -47,6 +49,9 @@ func (k *Kubernetes) EnsureRunnerPod(ctx context.Context, in RunnerPodInput) (Ru
 	// No Get first: a new runner's pod never exists, and a retry learns of an
 	// earlier attempt's pod from AlreadyExists, after refreshing its Secret.
 	pods := k.Client.CoreV1().Pods(in.Namespace)
+	if err := k.ensureKubernetesModeAccount(ctx, in); err != nil {
+		return RunnerPodOutput{}, err
+	}
 	runnerID, err := k.writeRunnerSecret(ctx, in)
 	if err != nil {
 		return RunnerPodOutput{}, err
@@ -83,6 +88,8 @@ type PodRef struct {
 	UID       string
 	// Kind RunnerSet deletes the runner's StatefulSet (and so its pod and claims).
 	Kind string `json:",omitempty"`
+	// JobPods: a kubernetes-mode runner, whose job pods and Secrets go too.
+	JobPods bool `json:",omitempty"`
 }
 
 // DeleteRunnerPod deletes a runner's pod and its token Secret. Both being gone
@@ -107,6 +114,9 @@ func (k *Kubernetes) DeleteRunnerPod(ctx context.Context, ref PodRef) error {
 	err = k.Client.CoreV1().Secrets(ref.Namespace).Delete(ctx, TokenSecretName(ref.Name), metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete token secret of %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	if ref.JobPods {
+		return k.deleteJobPods(ctx, ref)
 	}
 	return nil
 }

@@ -118,6 +118,9 @@ func BuildRunnerPod(in RunnerPodInput, defaults PodDefaults) *corev1.Pod {
 	if in.Owner != nil {
 		pod.OwnerReferences = []metav1.OwnerReference{*in.Owner}
 	}
+	if kubernetesMode(spec) && spec.ServiceAccountName == "" {
+		pod.Spec.ServiceAccountName = KubernetesModeAccount(in.Pool)
+	}
 	for _, name := range defaults.PullSecrets {
 		pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, corev1.LocalObjectReference{Name: name})
 	}
@@ -159,14 +162,15 @@ func runnerContainer(in RunnerPodInput, defaults PodDefaults, sidecar bool) core
 		pullPolicy = corev1.PullAlways
 	}
 	labels := append(append([]string(nil), spec.Labels...), defaults.CommonLabels...)
-	dindInRunner := spec.IsDockerdWithinRunnerContainer()
+	dindInRunner := spec.IsDockerdWithinRunnerContainer() && !kubernetesMode(spec)
+	dockerEnabled := spec.IsDockerEnabled() && !kubernetesMode(spec) // job containers are pods of their own
 	env := []corev1.EnvVar{
 		{Name: "RUNNER_ORG", Value: spec.Organization},
 		{Name: "RUNNER_REPO", Value: spec.Repository},
 		{Name: "RUNNER_ENTERPRISE", Value: spec.Enterprise},
 		{Name: "RUNNER_LABELS", Value: strings.Join(labels, ",")},
 		{Name: "RUNNER_GROUP", Value: spec.Group},
-		{Name: "DOCKER_ENABLED", Value: strconv.FormatBool(spec.IsDockerEnabled() || dindInRunner)},
+		{Name: "DOCKER_ENABLED", Value: strconv.FormatBool(dockerEnabled || dindInRunner)},
 		{Name: "DOCKERD_IN_RUNNER", Value: strconv.FormatBool(dindInRunner)},
 		{Name: "GITHUB_URL", Value: in.GitHubURL},
 		{Name: "RUNNER_WORKDIR", Value: spec.WorkDirOrDefault()},
@@ -185,6 +189,9 @@ func runnerContainer(in RunnerPodInput, defaults PodDefaults, sidecar bool) core
 	}}})
 	if sidecar {
 		env = append(env, corev1.EnvVar{Name: "DOCKER_HOST", Value: "unix:///run/docker.sock"})
+	}
+	if kubernetesMode(spec) {
+		env = append(env, kubernetesModeEnv(spec)...)
 	}
 	if dindInRunner {
 		if spec.DockerMTU != nil {
@@ -301,7 +308,11 @@ func defaultVolumes(spec v1alpha1.RunnerSpec, sidecar bool) []corev1.Volume {
 		runnerVol.Medium = corev1.StorageMedium(*spec.VolumeStorageMedium)
 	}
 	add(corev1.Volume{Name: "runner", VolumeSource: corev1.VolumeSource{EmptyDir: &runnerVol}})
-	add(corev1.Volume{Name: "work", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	if kubernetesMode(spec) && spec.WorkVolumeClaimTemplate != nil {
+		add(workVolume(spec.WorkVolumeClaimTemplate))
+	} else {
+		add(corev1.Volume{Name: "work", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	}
 	if sidecar {
 		limit := resource.MustParse(v1alpha1.DefaultDockerVarRunVolumeLimit)
 		if spec.DockerVarRunVolumeSizeLimit != nil {

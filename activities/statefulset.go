@@ -35,7 +35,7 @@ func RunnerSetPodSpec(rs *v1alpha1.RunnerSetSpec) v1alpha1.RunnerSpec {
 			PriorityClassName: t.PriorityClassName, TerminationGracePeriodSeconds: t.TerminationGracePeriodSeconds,
 			HostAliases: t.HostAliases, TopologySpreadConstraints: t.TopologySpreadConstraints,
 			RuntimeClassName: t.RuntimeClassName, DnsPolicy: t.DNSPolicy, DnsConfig: t.DNSConfig,
-			EnableServiceLinks: t.EnableServiceLinks,
+			EnableServiceLinks: t.EnableServiceLinks, WorkVolumeClaimTemplate: rs.WorkVolumeClaimTemplate,
 		},
 	}
 }
@@ -95,6 +95,9 @@ func (k *Kubernetes) ensureRunnerStatefulSet(ctx context.Context, in RunnerPodIn
 		return RunnerPodOutput{RunnerID: id}, err
 	} else if !apierrors.IsNotFound(err) {
 		return RunnerPodOutput{}, fmt.Errorf("get runner statefulset %s/%s: %w", in.Namespace, name, err)
+	}
+	if err := k.ensureKubernetesModeAccount(ctx, in); err != nil {
+		return RunnerPodOutput{}, err
 	}
 	runnerID, err := k.writeRunnerSecret(ctx, in)
 	if err != nil {

@@ -112,7 +112,7 @@ func (w *ResourceWatcher) upsert(ctx context.Context, kind string, obj any) {
 	}
 	defer w.refreshHRAsOf(ctx, kind, u.GetNamespace(), u.GetName())
 	log := w.Log.With("pool", u.GetNamespace()+"/"+u.GetName(), "kind", kind)
-	spec, unsupported, problem := w.poolSpec(kind, u)
+	spec, problem := w.poolSpec(kind, u)
 	if problem != nil {
 		log.Warn("invalid resource; its pool is left as it is", "error", problem)
 		w.setConditions(ctx, kind, u, metav1.ConditionFalse, "InvalidSpec", problem.Error(), nil)
@@ -138,34 +138,34 @@ func (w *ResourceWatcher) upsert(ctx context.Context, kind string, obj any) {
 		log.Error("cannot signal the pool workflow", "error", err)
 		return
 	}
-	w.setConditions(ctx, kind, u, metav1.ConditionTrue, "Accepted", "the pool workflow "+id+" runs this resource", unsupported)
+	w.setConditions(ctx, kind, u, metav1.ConditionTrue, "Accepted", "the pool workflow "+id+" runs this resource", nil)
 }
 
-// poolSpec decodes and validates a resource, and lists the fields arcflow ignores.
-func (w *ResourceWatcher) poolSpec(kind string, u *unstructured.Unstructured) (workflows.PoolSpec, []string, error) {
+// poolSpec decodes and validates a resource.
+func (w *ResourceWatcher) poolSpec(kind string, u *unstructured.Unstructured) (workflows.PoolSpec, error) {
 	switch kind {
 	case v1alpha1.KindRunnerSet:
 		var rs v1alpha1.RunnerSet
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &rs); err != nil {
-			return workflows.PoolSpec{}, nil, fmt.Errorf("decode RunnerSet: %w", err)
+			return workflows.PoolSpec{}, fmt.Errorf("decode RunnerSet: %w", err)
 		}
 		if err := rs.Validate(); err != nil {
-			return workflows.PoolSpec{}, nil, err
+			return workflows.PoolSpec{}, err
 		}
 		spec, err := RunnerSetPoolSpec(&rs, w.RunnerURL)
 		spec.RunnerTimings = w.RunnerTimings
-		return spec, rs.Spec.UnsupportedFields("spec"), err
+		return spec, err
 	default:
 		var rd v1alpha1.RunnerDeployment
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &rd); err != nil {
-			return workflows.PoolSpec{}, nil, fmt.Errorf("decode RunnerDeployment: %w", err)
+			return workflows.PoolSpec{}, fmt.Errorf("decode RunnerDeployment: %w", err)
 		}
 		if err := rd.Validate(); err != nil {
-			return workflows.PoolSpec{}, nil, err
+			return workflows.PoolSpec{}, err
 		}
 		spec, err := RunnerDeploymentPoolSpec(&rd, w.RunnerURL)
 		spec.RunnerTimings = w.RunnerTimings
-		return spec, rd.Spec.Template.Spec.UnsupportedFields("spec.template.spec"), err
+		return spec, err
 	}
 }
 

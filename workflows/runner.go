@@ -323,7 +323,7 @@ func (r *runnerRun) awaitStopOrExit(ctx workflow.Context) {
 // a pool scaled to zero. A stop signal unregisters it.
 func (r *runnerRun) holdRegistration(ctx workflow.Context) error {
 	if !r.state.PodReleased {
-		ref := activities.PodRef{Namespace: r.in.Pod.Namespace, Name: r.in.Pod.Name, UID: r.state.Pod.UID, Kind: r.in.Pod.Kind}
+		ref := r.podRef()
 		if err := r.call(ctx, kube.DeleteRunnerPod, ref).Get(ctx, nil); err != nil {
 			return err
 		}

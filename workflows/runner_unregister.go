@@ -78,7 +78,7 @@ func (r *runnerRun) awaitBusyRunner(ctx workflow.Context) {
 }
 
 func (r *runnerRun) deletePod(ctx workflow.Context) error {
-	ref := activities.PodRef{Namespace: r.in.Pod.Namespace, Name: r.in.Pod.Name, UID: r.state.Pod.UID, Kind: r.in.Pod.Kind}
+	ref := r.podRef()
 	if err := r.call(ctx, kube.DeleteRunnerPod, ref).Get(ctx, nil); err != nil {
 		return err
 	}

@@ -25,15 +25,6 @@ func (hra *HorizontalRunnerAutoscaler) UnsupportedFields() []string {
 	return fields
 }
 
-// UnsupportedFields lists runner fields arcflow accepts but does not act on yet.
-func (c *RunnerConfig) UnsupportedFields(path string) []string {
-	var fields []string
-	if c.ContainerMode == "kubernetes" {
-		fields = append(fields, path+".containerMode: kubernetes (no ServiceAccount, Role or job-pod cleanup is created; use the docker modes)")
-	}
-	return fields
-}
-
 // RegistrationOnlyAnnotation opts a RunnerDeployment or RunnerSet into keeping one
 // registered, offline runner while it is scaled to zero.
 const RegistrationOnlyAnnotation = "arcflow.dev/registration-only-runner"

@@ -374,8 +374,8 @@ spec:
 	w.eventually("the contradictory spec is rejected", func() bool {
 		return strings.HasPrefix(condition("contradictory", "Accepted"), "False spec.template.spec.dockerdWithinRunnerContainer")
 	})
-	w.eventually("the unsupported field is named", func() bool {
-		return strings.Contains(condition("k8s-mode", "UnsupportedFields"), "True arcflow ignores: spec.template.spec.containerMode: kubernetes")
+	w.eventually("kubernetes container mode is accepted, not named unsupported", func() bool {
+		return strings.HasPrefix(condition("k8s-mode", "Accepted"), "True") && condition("k8s-mode", "UnsupportedFields") == " "
 	})
 	require.Empty(t, w.pods("contradictory"), "an invalid resource gets no runners")
 	events, err := stack.Kubectl(w.ctx, "get", "events", "-n", w.ns, "--field-selector", "involvedObject.name=contradictory")
