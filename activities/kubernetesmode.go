@@ -31,7 +31,9 @@ const (
 	LabelJobPodOf = "runner-pod"
 )
 
-func kubernetesMode(spec v1alpha1.RunnerSpec) bool { return spec.ContainerMode == containerModeKubernetes }
+func kubernetesMode(spec v1alpha1.RunnerSpec) bool {
+	return spec.ContainerMode == containerModeKubernetes
+}
 
 // KubernetesModeAccount is the ServiceAccount, Role and RoleBinding of a pool's
 // runners in kubernetes mode, unless the spec names a ServiceAccount.

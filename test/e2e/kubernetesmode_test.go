@@ -61,7 +61,9 @@ func TestKubernetesContainerMode(t *testing.T) {
 		}
 		_, err := w.Kube.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{})
 		require.NoError(t, err)
-		t.Cleanup(func() { _ = w.Kube.CoreV1().PersistentVolumes().Delete(context.Background(), pv.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = w.Kube.CoreV1().PersistentVolumes().Delete(context.Background(), pv.Name, metav1.DeleteOptions{})
+		})
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
