@@ -298,6 +298,19 @@ func TestRunnerSetRunnersAreOneReplicaStatefulSetsWithClaims(t *testing.T) {
 
 func TestWorkerKilledMidRolloutConverges(t *testing.T) {
 	w := startPoolWorld(t, "rd-kill")
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		for _, p := range w.pods("app") {
+			t.Logf("pod %s hash %s phase %s deleting %v", p.Name, p.Labels[activities.LabelTemplateHash], p.Status.Phase, p.DeletionTimestamp != nil)
+		}
+		t.Logf("github runners: %+v", w.github.Runners())
+		state, _ := stack.Temporal(context.Background(), "workflow", "query", "--workflow-id", "pool/rd-kill/runnerdeployment/app", "--type", "state")
+		t.Logf("pool state: %s", state)
+		open, _ := stack.Temporal(context.Background(), "workflow", "list", "--query", "ExecutionStatus='Running' AND WorkflowType='RunnerWorkflow'")
+		t.Logf("running runner workflows:\n%s", open)
+	})
 	w.apply(rdManifest("app", 3, "v1"))
 	w.eventually("3 runners", func() bool { return w.converged("app", 3, "") })
 	oldHash := w.pods("app")[0].Labels[activities.LabelTemplateHash]
