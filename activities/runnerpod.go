@@ -65,6 +65,10 @@ type RunnerPodInput struct {
 	// starts its pod from ACTIONS_RUNNER_INPUT_JITCONFIG instead of a token
 	// (v1alpha1.JITConfigAnnotation).
 	JIT bool `json:",omitempty"`
+	// VolumeSlot is the RunnerSet volume slot the runner mounts; nil without one
+	// (a RunnerDeployment, or a RunnerSet whose pool predates volume slots,
+	// whose StatefulSet then makes claims that go with it).
+	VolumeSlot *VolumeSlotRef `json:",omitempty"`
 	// StatefulSet is the RunnerSet's StatefulSet spec (service name, labels and
 	// volumeClaimTemplates); nil for a RunnerDeployment.
 	StatefulSet *appsv1.StatefulSetSpec `json:",omitempty"`

@@ -48,7 +48,8 @@ func firstNonEmpty(a, b string) string {
 }
 
 // BuildRunnerStatefulSet wraps a runner pod into a one-replica StatefulSet with the
-// RunnerSet's volumeClaimTemplates. Its claims go with it (retention policy Delete).
+// RunnerSet's volumes: its pool's volume slot, or, for a runner without one, its own
+// volumeClaimTemplates, whose claims go with it (retention policy Delete).
 func BuildRunnerStatefulSet(in RunnerPodInput, defaults PodDefaults) *appsv1.StatefulSet {
 	pod := BuildRunnerPod(in, defaults)
 	name := StatefulSetName(in.Name)
@@ -60,6 +61,15 @@ func BuildRunnerStatefulSet(in RunnerPodInput, defaults PodDefaults) *appsv1.Sta
 	serviceName := ""
 	if in.StatefulSet != nil {
 		claims, serviceName = in.StatefulSet.VolumeClaimTemplates, in.StatefulSet.ServiceName
+		if in.VolumeSlot != nil {
+			// The slot's claims, which outlive this StatefulSet, instead of its own.
+			for _, t := range claims {
+				pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: t.Name, VolumeSource: corev1.VolumeSource{
+					PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: SlotClaimName(t.Name, in.Pool, *in.VolumeSlot)},
+				}})
+			}
+			claims = nil
+		}
 		for k, v := range in.StatefulSet.Template.Labels {
 			if _, taken := pod.Labels[k]; !taken {
 				pod.Labels[k] = v
@@ -97,6 +107,9 @@ func (k *Kubernetes) ensureRunnerStatefulSet(ctx context.Context, in RunnerPodIn
 		return RunnerPodOutput{}, fmt.Errorf("get runner statefulset %s/%s: %w", in.Namespace, name, err)
 	}
 	if err := k.ensureKubernetesModeAccount(ctx, in); err != nil {
+		return RunnerPodOutput{}, err
+	}
+	if err := k.ensureSlotClaims(ctx, in); err != nil {
 		return RunnerPodOutput{}, err
 	}
 	runnerID, err := k.writeRunnerSecret(ctx, in)

@@ -28,6 +28,10 @@ type PoolStatus struct {
 	FailingRunners    int                     `json:"failingRunners"`
 	LastRunnerFailure string                  `json:"lastRunnerFailure"`
 	RunnerFailures    v1alpha1.RunnerFailures `json:"runnerFailures"`
+	// VolumesInUse and VolumesFree count a RunnerSet's volume slots (a
+	// RunnerDeployment's schema has no such fields; the API server drops them).
+	VolumesInUse int `json:"volumesInUse"`
+	VolumesFree  int `json:"volumesFree"`
 }
 
 // PoolStatusInput names the resource, its new status and the events to record.

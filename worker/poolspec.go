@@ -77,8 +77,16 @@ func RunnerSetPoolSpec(rs *v1alpha1.RunnerSet, runnerURL string) (workflows.Pool
 	if err != nil {
 		return workflows.PoolSpec{}, err
 	}
+	volumeHash := ""
+	if len(sts.VolumeClaimTemplates) > 0 {
+		// Claims are named after it, so changed templates start fresh volumes.
+		if volumeHash, err = templateHash(sts.VolumeClaimTemplates); err != nil {
+			return workflows.PoolSpec{}, err
+		}
+	}
 	return workflows.PoolSpec{
-		Namespace: rs.Namespace, Kind: v1alpha1.KindRunnerSet, Name: rs.Name, Generation: rs.Generation,
+		VolumeHash: volumeHash,
+		Namespace:  rs.Namespace, Kind: v1alpha1.KindRunnerSet, Name: rs.Name, Generation: rs.Generation,
 		Replicas: rs.Spec.DesiredReplicas(), Ephemeral: rs.Spec.IsEphemeral(), Scope: hraspec.ScopeOf(rs.Namespace, rs.Spec.RunnerConfig),
 		TemplateHash: hash,
 		Runner: activities.RunnerPodInput{

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -48,6 +49,8 @@ type ResourceWatcher struct {
 	// Credentials, when set, validates the githubAPICredentialsFrom Secrets the
 	// resources name.
 	Credentials CredentialsChecker
+	// VolumeIdleTimeout is how long a RunnerSet keeps a free volume slot.
+	VolumeIdleTimeout time.Duration
 
 	hras, rds, rss cache.GenericLister
 	rechecks       rechecks
@@ -153,7 +156,7 @@ func (w *ResourceWatcher) poolSpec(kind string, u *unstructured.Unstructured) (w
 			return workflows.PoolSpec{}, err
 		}
 		spec, err := RunnerSetPoolSpec(&rs, w.RunnerURL)
-		spec.RunnerTimings = w.RunnerTimings
+		spec.RunnerTimings, spec.VolumeIdleTimeout = w.RunnerTimings, w.VolumeIdleTimeout
 		return spec, err
 	default:
 		var rd v1alpha1.RunnerDeployment

@@ -60,6 +60,7 @@ func PoolWorkflow(ctx workflow.Context, in PoolInput) error {
 		if err := p.apply(ctx, plan); err != nil {
 			return err
 		}
+		p.volumeWake = p.tendVolumes(ctx)
 		p.writeStatus(ctx, plan)
 		if p.state.Deleting && len(p.state.Runners) == 0 {
 			log.Info("pool drained and deleted", "pool", p.state.Spec.Name)
@@ -84,6 +85,8 @@ type poolRun struct {
 	// starting holds runner starts not yet confirmed; the pool waits for them only
 	// before continue-as-new, so creating many runners is one round trip.
 	starting []pendingStart
+	// volumeWake is when a free volume slot comes due for deletion.
+	volumeWake time.Time
 }
 
 type pendingStart struct {
@@ -211,7 +214,11 @@ func (p *poolRun) apply(ctx workflow.Context, plan PoolPlan) error {
 		p.events = append(p.events, "RegistrationOnly: created "+name+" to stay registered while the pool is at zero")
 	}
 	for range plan.Create {
-		add(PoolRunner{Name: p.newRunnerName(ctx), TemplateHash: p.state.Spec.TemplateHash, Created: workflow.Now(ctx)})
+		r := PoolRunner{Name: p.newRunnerName(ctx), TemplateHash: p.state.Spec.TemplateHash, Created: workflow.Now(ctx)}
+		if batch && p.state.Spec.VolumeHash != "" {
+			p.state.acquireVolume(r.Name)
+		}
+		add(r)
 	}
 	if plan.Create > 0 {
 		p.events = append(p.events, fmt.Sprintf("ScalingUp: created %d runner(s)", plan.Create))
@@ -241,6 +248,7 @@ func (p *poolRun) newRunnerName(ctx workflow.Context) string {
 func (p *poolRun) writeStatus(ctx workflow.Context, plan PoolPlan) {
 	s := &p.state
 	status := PoolStatus{Desired: s.Desired(), RunnerFailures: s.Failures}
+	status.VolumesInUse, status.VolumesFree = s.volumeCounts()
 	if s.LastFailure != "" {
 		status.FailingRunners, status.LastRunnerFailure = s.TimeoutStreak, s.LastFailure
 	}
@@ -279,6 +287,9 @@ func (p *poolRun) wait(ctx workflow.Context, plan PoolPlan) {
 		sel.AddFuture(s.started, func(workflow.Future) { p.onStarted(ctx, s) })
 	}
 	wake := plan.WakeAt
+	if !p.volumeWake.IsZero() && (wake.IsZero() || p.volumeWake.Before(wake)) {
+		wake = p.volumeWake
+	}
 	if plan.Blocked {
 		if retry := workflow.Now(ctx).Add(blockedRetry); wake.IsZero() || retry.Before(wake) {
 			wake = retry

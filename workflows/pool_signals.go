@@ -85,6 +85,7 @@ func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 	if !known {
 		return
 	}
+	p.state.releaseVolume(d.Name, workflow.Now(ctx))
 	switch d.Reason {
 	case EndCompleted:
 		p.state.LastJobFinished = workflow.Now(ctx)

@@ -51,6 +51,7 @@ func (p *poolRun) runnerInput(ctx workflow.Context, name string, registrationOnl
 	spec := p.state.Spec
 	pod := spec.Runner
 	pod.Name, pod.Namespace, pod.Pool, pod.Kind, pod.TemplateHash = name, spec.Namespace, spec.Name, spec.Kind, spec.TemplateHash
+	pod.VolumeSlot = p.state.volumeOf(name)
 	return RunnerInput{
 		Pod: pod, Scope: spec.Scope, Ephemeral: spec.Ephemeral, Timings: spec.RunnerTimings,
 		PoolWorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, RegistrationOnly: registrationOnly,

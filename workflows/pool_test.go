@@ -38,6 +38,7 @@ type createdRunner struct {
 	name, hash       string
 	at               time.Duration
 	registrationOnly bool
+	volume           *activities.VolumeSlotRef
 }
 
 func newPoolTest(t *testing.T) *poolTest {
@@ -58,7 +59,7 @@ func newPoolTest(t *testing.T) *poolTest {
 				require.Equal(t, contract.RunnerWorkflowID("ci", in.Pod.Name), st.ID)
 				require.Equal(t, "RunnerWorkflow", st.Type)
 				require.Equal(t, in.Pod.Name, st.Keywords[contract.SearchAttrRunnerName.GetName()])
-				pt.created = append(pt.created, createdRunner{in.Pod.Name, in.Pod.TemplateHash, pt.env.Now().Sub(pt.start), in.RegistrationOnly})
+				pt.created = append(pt.created, createdRunner{in.Pod.Name, in.Pod.TemplateHash, pt.env.Now().Sub(pt.start), in.RegistrationOnly, in.Pod.VolumeSlot})
 			}
 			pt.starts = append(pt.starts, len(starts))
 			return nil

@@ -27,6 +27,11 @@ type PoolSpec struct {
 	// RegistrationOnly keeps one registered, offline runner while the pool is at
 	// zero (opt-in, seed 001).
 	RegistrationOnly bool `json:",omitempty"`
+	// VolumeHash identifies a RunnerSet's volumeClaimTemplates; empty without
+	// any (see pool_volumes.go). VolumeIdleTimeout is how long a free volume
+	// slot is kept (DefaultVolumeIdleTimeout).
+	VolumeHash        string        `json:",omitempty"`
+	VolumeIdleTimeout time.Duration `json:",omitempty"`
 }
 
 // ScaleRequest is the autoscaler's scale signal: replicas and the effective time of
@@ -90,6 +95,8 @@ type PoolState struct {
 	ScaleReceived   time.Time `json:",omitempty"`
 	Deleting        bool      `json:",omitempty"`
 	Status          PoolStatus
+	// Volumes are a RunnerSet's volume slots.
+	Volumes []VolumeSlot `json:",omitempty"`
 }
 
 // Desired is the replica count the pool converges to.

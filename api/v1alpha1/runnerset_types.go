@@ -6,8 +6,9 @@ import (
 )
 
 // RunnerSetSpec is a runner configuration plus a StatefulSet spec, inline, as in ARC.
-// Each runner becomes a one-replica StatefulSet built from it, so volumeClaimTemplates
-// give every runner its own persistent volumes.
+// Each runner becomes a one-replica StatefulSet built from it. Its
+// volumeClaimTemplates become volume slots: claims that outlive the runner and
+// are mounted by the next runner at that slot, so caches stay warm.
 //
 // +kubebuilder:validation:XValidation:rule="[has(self.enterprise) && size(self.enterprise) > 0, has(self.organization) && size(self.organization) > 0, has(self.repository) && size(self.repository) > 0].filter(x, x).size() == 1",message="exactly one of enterprise, organization and repository must be set"
 type RunnerSetSpec struct {
@@ -40,7 +41,13 @@ type RunnerSetStatus struct {
 	DesiredReplicas *int `json:"desiredReplicas,omitempty"`
 	// Replicas is the number of runners that exist.
 	// +optional
-	Replicas             *int `json:"replicas,omitempty"`
+	Replicas *int `json:"replicas,omitempty"`
+	// VolumesInUse counts the volume slots (a claim per volumeClaimTemplate)
+	// that runners hold; VolumesFree those kept for the next runners.
+	// +optional
+	VolumesInUse *int `json:"volumesInUse,omitempty"`
+	// +optional
+	VolumesFree          *int `json:"volumesFree,omitempty"`
 	FailingRunnersStatus `json:",inline"`
 	// +optional
 	// +listType=map
@@ -56,6 +63,8 @@ type RunnerSetStatus struct {
 // +kubebuilder:printcolumn:JSONPath=".status.replicas",name=Current,type=number
 // +kubebuilder:printcolumn:JSONPath=".status.updatedReplicas",name=Up-To-Date,type=number
 // +kubebuilder:printcolumn:JSONPath=".status.availableReplicas",name=Available,type=number
+// +kubebuilder:printcolumn:JSONPath=".status.volumesInUse",name=Volumes-In-Use,type=number
+// +kubebuilder:printcolumn:JSONPath=".status.volumesFree",name=Volumes-Free,type=number
 // +kubebuilder:printcolumn:JSONPath=".metadata.creationTimestamp",name=Age,type=date
 type RunnerSet struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -853,6 +853,16 @@ func (in *RunnerSetStatus) DeepCopyInto(out *RunnerSetStatus) {
 		*out = new(int)
 		**out = **in
 	}
+	if in.VolumesInUse != nil {
+		in, out := &in.VolumesInUse, &out.VolumesInUse
+		*out = new(int)
+		**out = **in
+	}
+	if in.VolumesFree != nil {
+		in, out := &in.VolumesFree, &out.VolumesFree
+		*out = new(int)
+		**out = **in
+	}
 	in.FailingRunnersStatus.DeepCopyInto(&out.FailingRunnersStatus)
 	if in.Conditions != nil {
 		in, out := &in.Conditions, &out.Conditions

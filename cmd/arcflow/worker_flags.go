@@ -4,6 +4,7 @@ package main
 
 import (
 	"flag"
+	"time"
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/worker"
@@ -18,6 +19,7 @@ type workerFlags struct {
 	metricsAddr               string
 	stickyCacheSize           int
 	runnerTimings             workflows.RunnerTimings
+	volumeIdleTimeout         time.Duration
 }
 
 func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
@@ -41,6 +43,9 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.DurationVar(&w.runnerTimings.UnschedulableTimeout, "runner-unschedulable-timeout",
 		envDuration("ARCFLOW_RUNNER_UNSCHEDULABLE_TIMEOUT", workflows.DefaultUnschedulableTimeout),
 		"how long a runner pod no node can take keeps its slot before it is deleted and the pool backs off")
+	fs.DurationVar(&w.volumeIdleTimeout, "runnerset-volume-idle-timeout",
+		envDuration("ARCFLOW_RUNNERSET_VOLUME_IDLE_TIMEOUT", workflows.DefaultVolumeIdleTimeout),
+		"how long a RunnerSet keeps a volume slot no runner used before deleting its claims")
 	return w
 }
 

@@ -113,7 +113,7 @@ func (s *Stack) startKubernetes(ctx context.Context, tools string) error {
 		"--kubeconfig="+s.Kubeconfig,
 		"--leader-elect=false",
 		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(cmPort),
-		"--controllers=statefulset,garbagecollector,namespace,serviceaccount,persistentvolume-binder,ephemeral-volume",
+		"--controllers=statefulset,garbagecollector,namespace,serviceaccount,persistentvolume-binder,ephemeral-volume,pvc-protection,pv-protection",
 		"--pvclaimbinder-sync-period=2s", // claims bind in seconds, not the default 15 s
 		"--service-account-private-key-file="+certs.saKey,
 		"--root-ca-file="+certs.caCert,

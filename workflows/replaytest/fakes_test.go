@@ -89,6 +89,10 @@ func (k *fakeKubernetes) UpdatePoolStatus(context.Context, activities.PoolStatus
 	return nil
 }
 
+func (k *fakeKubernetes) DeleteVolumes(context.Context, activities.DeleteVolumesInput) error {
+	return nil
+}
+
 func (k *fakeKubernetes) UpdateHRAStatus(context.Context, activities.HRAStatusInput) error {
 	return nil
 }
