@@ -74,23 +74,24 @@ spec:
 // to (no provisioner runs here), deleted when the test ends.
 func offerVolumes(t *testing.T, ctx context.Context, w *simworld.World, class string, n int) {
 	for i := range n {
+		name := fmt.Sprintf("%s-%d", class, i)
 		pv := &corev1.PersistentVolume{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", class, i)},
+			ObjectMeta: metav1.ObjectMeta{Name: name},
 			Spec: corev1.PersistentVolumeSpec{
 				StorageClassName:              class,
 				Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
 				AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 				PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
-				PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/tmp/" + pv0(class, i)}},
+				PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/tmp/" + name}},
 			},
 		}
 		_, err := w.Kube.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{})
 		require.NoError(t, err)
-		t.Cleanup(func() { _ = w.Kube.CoreV1().PersistentVolumes().Delete(context.Background(), pv.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = w.Kube.CoreV1().PersistentVolumes().Delete(context.Background(), pv.Name, metav1.DeleteOptions{})
+		})
 	}
 }
-
-func pv0(class string, i int) string { return fmt.Sprintf("%s-%d", class, i) }
 
 // A RunnerSet's volumes outlive their runner: six jobs one after another at
 // maxReplicas 2 never have more than two claims, every runner after the first
@@ -113,13 +114,19 @@ func TestRunnerSetVolumesAreReusedByTheNextRunner(t *testing.T) {
 	peak := 0
 	sampling, stop := context.WithCancel(ctx)
 	defer stop()
-	go func() {
-		for sampling.Err() == nil {
-			n := claims()
-			mu.Lock()
-			peak = max(peak, n)
-			mu.Unlock()
-			time.Sleep(50 * time.Millisecond) // a sampling period, not a wait for anything
+	go func() { // samples the claims every 50 ms while the jobs run
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-sampling.Done():
+				return
+			case <-tick.C:
+				n := claims()
+				mu.Lock()
+				peak = max(peak, n)
+				mu.Unlock()
+			}
 		}
 	}()
 	require.NoError(t, w.Apply(ctx, cachedRunnerSet(2)))
