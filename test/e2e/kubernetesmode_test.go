@@ -2,14 +2,12 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/arcflow/arcflow/activities"
@@ -48,23 +46,9 @@ func TestKubernetesContainerMode(t *testing.T) {
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: 2 * time.Second, Seed: 1,
 	})
 	// No provisioner runs here: offer volumes of the template's class for the work claims.
-	for i := range 3 {
-		pv := &corev1.PersistentVolume{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("kubernetes-mode-work-%d", i)},
-			Spec: corev1.PersistentVolumeSpec{
-				StorageClassName:              "e2e-work",
-				Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
-				AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-				PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
-				PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: fmt.Sprintf("/tmp/kubernetes-mode-%d", i)}},
-			},
-		}
-		_, err := w.Kube.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{})
-		require.NoError(t, err)
-		t.Cleanup(func() {
-			_ = w.Kube.CoreV1().PersistentVolumes().Delete(context.Background(), pv.Name, metav1.DeleteOptions{})
-		})
-	}
+	removeVolumes, err := simworld.OfferVolumes(ctx, w.Kube, "e2e-work", 3)
+	t.Cleanup(func() { _ = removeVolumes() })
+	require.NoError(t, err)
 	t.Cleanup(func() {
 		if t.Failed() {
 			out, _ := stack.Kubectl(context.Background(), "describe", "-n", ns, "pods,pvc")

@@ -8,90 +8,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/internal/simworld"
 )
-
-// cachedRunnerSet is an organization RunnerSet of at most maxReplicas runners,
-// each with a cache volume from volumeClaimTemplates.
-func cachedRunnerSet(maxReplicas int) string {
-	return fmt.Sprintf(`apiVersion: actions.summerwind.dev/v1alpha1
-kind: RunnerSet
-metadata:
-  name: cached
-spec:
-  replicas: 0
-  organization: octo-org
-  labels: [linux, cached]
-  selector:
-    matchLabels:
-      app: cached
-  serviceName: cached
-  template:
-    metadata:
-      labels:
-        app: cached
-    spec:
-      containers:
-      - name: runner
-        image: summerwind/actions-runner:latest
-        volumeMounts:
-        - name: cache
-          mountPath: /var/lib/docker
-  volumeClaimTemplates:
-  - metadata:
-      name: cache
-    spec:
-      storageClassName: e2e-cache
-      accessModes: [ReadWriteOnce]
-      resources:
-        requests:
-          storage: 1Gi
----
-apiVersion: actions.summerwind.dev/v1alpha1
-kind: HorizontalRunnerAutoscaler
-metadata:
-  name: cached
-spec:
-  scaleTargetRef:
-    kind: RunnerSet
-    name: cached
-  minReplicas: 0
-  maxReplicas: %d
-  scaleDownDelaySecondsAfterScaleOut: 5
-  scaleUpTriggers:
-  - githubEvent:
-      workflowJob: {}
-    duration: 30m
-`, maxReplicas)
-}
-
-// offerVolumes creates n PersistentVolumes of a storage class for claims to bind
-// to (no provisioner runs here), deleted when the test ends.
-func offerVolumes(t *testing.T, ctx context.Context, w *simworld.World, class string, n int) {
-	for i := range n {
-		name := fmt.Sprintf("%s-%d", class, i)
-		pv := &corev1.PersistentVolume{
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: corev1.PersistentVolumeSpec{
-				StorageClassName:              class,
-				Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
-				AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-				PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
-				PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/tmp/" + name}},
-			},
-		}
-		_, err := w.Kube.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{})
-		require.NoError(t, err)
-		t.Cleanup(func() {
-			_ = w.Kube.CoreV1().PersistentVolumes().Delete(context.Background(), pv.Name, metav1.DeleteOptions{})
-		})
-	}
-}
 
 // A RunnerSet's volumes outlive their runner: six jobs one after another at
 // maxReplicas 2 never have more than two claims, every runner after the first
@@ -104,7 +25,9 @@ func TestRunnerSetVolumesAreReusedByTheNextRunner(t *testing.T) {
 	w := startSimWorld(t, ctx, simworld.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: time.Second, Seed: 1,
 	})
-	offerVolumes(t, ctx, w, "e2e-cache", 4)
+	removeVolumes, err := simworld.OfferVolumes(ctx, w.Kube, "e2e-cache", 4)
+	t.Cleanup(func() { _ = removeVolumes() })
+	require.NoError(t, err)
 	claims := func(ctx context.Context) int {
 		list, err := w.Kube.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{LabelSelector: activities.LabelPool + "=cached"})
 		if err != nil {
@@ -131,7 +54,7 @@ func TestRunnerSetVolumesAreReusedByTheNextRunner(t *testing.T) {
 			}
 		}
 	}()
-	require.NoError(t, w.Apply(ctx, cachedRunnerSet(2)))
+	require.NoError(t, w.Apply(ctx, simworld.CachedRunnerSet("cached", "octo-org", "e2e-cache", 2)))
 
 	const jobs = 6
 	for i := range jobs {
