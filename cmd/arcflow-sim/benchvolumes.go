@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,25 +38,8 @@ func benchVolumes(ctx context.Context, s *session, jobs int) (string, error) {
 		}
 		return len(list.Items)
 	}
-	var mu sync.Mutex
-	peak := 0
-	sampling, stopSampling := context.WithCancel(ctx)
+	stopSampling := simworld.TrackPeak(ctx, 100*time.Millisecond, claims)
 	defer stopSampling()
-	go func() { // samples the claims every 100 ms
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-sampling.Done():
-				return
-			case <-tick.C:
-				n := claims()
-				mu.Lock()
-				peak = max(peak, n)
-				mu.Unlock()
-			}
-		}
-	}()
 	if err := w.Apply(ctx, simworld.CachedRunnerSet(pool, "volumes-org", "bench-cache", volumeMaxRunners)); err != nil {
 		return "", err
 	}
@@ -99,9 +81,7 @@ func benchVolumes(ctx context.Context, s *session, jobs int) (string, error) {
 	if err := waitFor(ctx, 2*time.Minute, "the claims to go with the RunnerSet", func() bool { return claims() == 0 }); err != nil {
 		return "", err
 	}
-	stopSampling()
-	mu.Lock()
-	defer mu.Unlock()
+	peak := stopSampling()
 	share := func(used, all int) string {
 		beyond := max(all-volumeMaxRunners, 0)
 		if beyond == 0 {

@@ -1,6 +1,11 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/arcflow/arcflow/api/v1alpha1"
+	"github.com/arcflow/arcflow/internal/simworld"
+)
 
 // autoscaledPool is the RunnerDeployment and HorizontalRunnerAutoscaler that
 // bench and chaos scale: both named name, runners labelled [linux, name] for one
@@ -17,20 +22,5 @@ spec:
     spec:
       repository: %[2]s
       labels: [linux, %[1]s]
----
-apiVersion: actions.summerwind.dev/v1alpha1
-kind: HorizontalRunnerAutoscaler
-metadata:
-  name: %[1]s
-spec:
-  scaleTargetRef:
-    name: %[1]s
-  minReplicas: 0
-  maxReplicas: %[3]d
-  scaleDownDelaySecondsAfterScaleOut: 30
-  scaleUpTriggers:
-  - githubEvent:
-      workflowJob: {}
-    duration: 30m
-`, name, repository, maxReplicas)
+`, name, repository) + "---\n" + simworld.WebhookHRA(name, v1alpha1.KindRunnerDeployment, maxReplicas, 30)
 }

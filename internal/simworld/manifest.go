@@ -46,3 +46,28 @@ spec:
         value: "%[4]t"
 `, name, repository, sim.CrashAtStartEnv, crash)
 }
+
+// WebhookHRA is a HorizontalRunnerAutoscaler named name that scales the
+// RunnerDeployment or RunnerSet (kind) of the same name from 0 to maxReplicas on
+// workflow_job webhooks, with 30 m reservations and the given scale-down delay.
+func WebhookHRA(name, kind string, maxReplicas, scaleDownDelaySeconds int) string {
+	targetKind := ""
+	if kind == v1alpha1.KindRunnerSet {
+		targetKind = "\n    kind: RunnerSet"
+	}
+	return fmt.Sprintf(`apiVersion: actions.summerwind.dev/v1alpha1
+kind: HorizontalRunnerAutoscaler
+metadata:
+  name: %[1]s
+spec:
+  scaleTargetRef:%[2]s
+    name: %[1]s
+  minReplicas: 0
+  maxReplicas: %[3]d
+  scaleDownDelaySecondsAfterScaleOut: %[4]d
+  scaleUpTriggers:
+  - githubEvent:
+      workflowJob: {}
+    duration: 30m
+`, name, targetKind, maxReplicas, scaleDownDelaySeconds)
+}

@@ -29,3 +29,16 @@ func TestWithJITConfigAnnotatesTheRunnerDeployment(t *testing.T) {
 	require.True(t, jit)
 	require.Equal(t, manifest, WithJITConfig(manifest, "other"), "another pool's manifest is left alone")
 }
+
+func TestWebhookHRATargetsItsPool(t *testing.T) {
+	for _, kind := range []string{v1alpha1.KindRunnerDeployment, v1alpha1.KindRunnerSet} {
+		var hra v1alpha1.HorizontalRunnerAutoscaler
+		require.NoError(t, yaml.Unmarshal([]byte(WebhookHRA("app", kind, 4, 5)), &hra))
+		require.Equal(t, "app", hra.Spec.ScaleTargetRef.Name)
+		require.Equal(t, kind, hra.Spec.TargetKind())
+		require.Equal(t, 4, *hra.Spec.MaxReplicas)
+		require.NoError(t, hra.Validate())
+		_, ok := hra.Spec.WorkflowJobTrigger()
+		require.True(t, ok)
+	}
+}

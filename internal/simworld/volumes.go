@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/arcflow/arcflow/api/v1alpha1"
 )
 
 // CachedRunnerSet is an organization RunnerSet named name, scaled from 0 to
@@ -47,23 +49,7 @@ spec:
       resources:
         requests:
           storage: 1Gi
----
-apiVersion: actions.summerwind.dev/v1alpha1
-kind: HorizontalRunnerAutoscaler
-metadata:
-  name: %[1]s
-spec:
-  scaleTargetRef:
-    kind: RunnerSet
-    name: %[1]s
-  minReplicas: 0
-  maxReplicas: %[4]d
-  scaleDownDelaySecondsAfterScaleOut: 5
-  scaleUpTriggers:
-  - githubEvent:
-      workflowJob: {}
-    duration: 30m
-`, name, org, class, maxReplicas)
+`, name, org, class) + "---\n" + WebhookHRA(name, v1alpha1.KindRunnerSet, maxReplicas, 5)
 }
 
 // OfferVolumes creates n PersistentVolumes of storage class class for claims

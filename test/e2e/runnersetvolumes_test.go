@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -35,25 +34,8 @@ func TestRunnerSetVolumesAreReusedByTheNextRunner(t *testing.T) {
 		}
 		return len(list.Items)
 	}
-	var mu sync.Mutex
-	peak := 0
-	sampling, stop := context.WithCancel(ctx)
-	defer stop()
-	go func() { // samples the claims every 50 ms while the jobs run
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-sampling.Done():
-				return
-			case <-tick.C:
-				n := claims(sampling)
-				mu.Lock()
-				peak = max(peak, n)
-				mu.Unlock()
-			}
-		}
-	}()
+	stopSampling := simworld.TrackPeak(ctx, 50*time.Millisecond, func() int { return claims(ctx) })
+	defer stopSampling()
 	require.NoError(t, w.Apply(ctx, simworld.CachedRunnerSet("cached", "octo-org", "e2e-cache", 2)))
 
 	const jobs = 6
@@ -80,9 +62,7 @@ func TestRunnerSetVolumesAreReusedByTheNextRunner(t *testing.T) {
 	out, err = stack.Kubectl(ctx, "delete", "-n", ns, "hra,runnerset", "--all")
 	require.NoError(t, err, out)
 	require.Eventually(t, func() bool { return claims(ctx) == 0 }, 60*time.Second, 200*time.Millisecond, "no claim left after the RunnerSet is deleted")
-	stop()
-	mu.Lock()
-	defer mu.Unlock()
+	peak := stopSampling()
 	require.LessOrEqual(t, peak, 2, "never more claims than maxReplicas")
 	t.Logf("%d runners with volumes, %d of them on a used volume; at most %d claims at once", started, onUsed, peak)
 }

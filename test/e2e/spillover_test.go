@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/internal/simworld"
 )
 
@@ -27,22 +28,7 @@ spec:
     spec:
       repository: octo-org/app
       labels: [linux, shared]
----
-apiVersion: actions.summerwind.dev/v1alpha1
-kind: HorizontalRunnerAutoscaler
-metadata:
-  name: %[1]s
-spec:
-  scaleTargetRef:
-    name: %[1]s
-  minReplicas: 0
-  maxReplicas: 3
-  scaleDownDelaySecondsAfterScaleOut: 5
-  scaleUpTriggers:
-  - githubEvent:
-      workflowJob: {}
-    duration: 30m
-`, name))
+`, name)+"---\n"+simworld.WebhookHRA(name, v1alpha1.KindRunnerDeployment, 3, 5))
 	}
 	return strings.Join(docs, "---\n")
 }
