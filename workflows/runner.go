@@ -199,7 +199,7 @@ func (r *runnerRun) awaitRegistration(ctx workflow.Context) error {
 // afterRegistrationWait acts on what ended a wait for registration.
 func (r *runnerRun) afterRegistrationWait(ctx workflow.Context, timedOut, poll bool) error {
 	switch {
-	case r.state.StopRequested || r.state.Pod.Exited():
+	case r.state.Pod.Exited() || (r.state.StopRequested && !r.stopAwaitsRegistration(ctx)):
 		r.afterExitOrStop(ctx)
 	case r.unschedulableTooLong(ctx):
 		r.endUnschedulable(ctx)
@@ -284,7 +284,7 @@ func (r *runnerRun) awaitRegistrationOnWake(ctx workflow.Context) error {
 	woke := false
 	sel.AddFuture(r.wake, func(workflow.Future) { woke, r.wake = true, nil })
 	sel.Select(ctx)
-	if !woke && (r.state.StopRequested || r.state.Pod.Exited()) {
+	if !woke && (r.state.Pod.Exited() || (r.state.StopRequested && !r.stopAwaitsRegistration(ctx))) {
 		r.cancelWake() // one event, where letting it fire later would cost four
 		r.wake = nil
 	}

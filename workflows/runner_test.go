@@ -359,23 +359,6 @@ func TestFailedPodIsReportedAsFailed(t *testing.T) {
 	})
 }
 
-func TestStopDuringRegistration(t *testing.T) {
-	forEachRevision(t, func(t *testing.T, revision int) {
-		rt := newRunnerTest(t, revision)
-		rt.mockPod()
-		rt.mockFind(-1)
-		rt.mockRemove()
-		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-		rt.after(3*time.Second, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{Reason: "scale-down"}) })
-
-		done := rt.run(true, RunnerTimings{})
-		require.Equal(t, EndStopped, done.Reason)
-		require.Zero(t, rt.count("RemoveRunner"), "nothing registered, nothing to remove")
-		names := rt.names()
-		require.Equal(t, []string{"DeleteRunnerPod", "FindRunner"}, names[len(names)-2:], "after the delete it checks for a late registration")
-	})
-}
-
 func TestLateRegistrationAfterStopIsRemoved(t *testing.T) {
 	forEachRevision(t, func(t *testing.T, revision int) {
 		rt := newRunnerTest(t, revision)

@@ -1,0 +1,147 @@
+package workflows
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/workflows/contract"
+)
+
+// The incident of issue 27: a scale-down stop reaches a runner whose pod is
+// Running but whose runner has not registered yet; 1 ms after the stop it
+// registers and GitHub hands it a job. The pod must not be deleted under the
+// job: the runner waits for its registration, RemoveRunner answers 422, and
+// the pod goes only after the job ended and the runner exited.
+func TestStopWhileRegisteringNeverDeletesARunnerThatTookAJob(t *testing.T) {
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		const stopAt = 10 * time.Second
+		registeredAt := stopAt + time.Millisecond
+		jobEnds := stopAt + 2*time.Minute
+		rt.env.OnActivity(gh.FindRunner, mock.Anything, mock.Anything).Return(
+			func(_ context.Context, _ activities.FindRunnerInput) (activities.FindRunnerOutput, error) {
+				rt.record("FindRunner")
+				now := rt.env.Now().Sub(rt.start)
+				if now < registeredAt {
+					return activities.FindRunnerOutput{}, nil
+				}
+				return activities.FindRunnerOutput{Found: true, ID: 42, Online: true, Busy: now < jobEnds}, nil
+			})
+		rt.env.OnActivity(gh.RemoveRunner, mock.Anything, mock.Anything).Return(
+			func(_ context.Context, in activities.RemoveRunnerInput) (activities.RemoveRunnerOutput, error) {
+				require.Equal(t, int64(42), in.ID)
+				rt.record("RemoveRunner")
+				if rt.env.Now().Sub(rt.start) < jobEnds {
+					return activities.RemoveRunnerOutput{}, busyErr()
+				}
+				return activities.RemoveRunnerOutput{}, nil
+			})
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		rt.after(stopAt, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{Reason: "scale-down"}) })
+		rt.after(jobEnds+time.Second, func() { rt.signalPod("Succeeded", false, "2") })
+
+		done := rt.run(true, RunnerTimings{})
+		require.Equal(t, EndStopped, done.Reason)
+		for _, c := range rt.calls {
+			if c.name == "DeleteRunnerPod" {
+				require.Greater(t, c.at, jobEnds, "the pod is deleted only after its job ended")
+			}
+		}
+		require.Equal(t, 1, rt.count("DeleteRunnerPod"))
+		require.Equal(t, 1, rt.count("RemoveRunner"), "422 once; then the ephemeral runner is left to finish")
+	})
+}
+
+// A stop that arrives while the runner registers, and no job comes: the
+// runner is removed from GitHub (204) once it is listed, then its pod goes.
+func TestStopWhileRegisteringRemovesTheRunnerOnceListed(t *testing.T) {
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.mockFind(20 * time.Second)
+		rt.mockRemove()
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		rt.after(3*time.Second, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{Reason: "scale-down"}) })
+
+		done := rt.run(true, RunnerTimings{})
+		require.Equal(t, EndStopped, done.Reason)
+		names := rt.names()
+		require.Equal(t, []string{"FindRunner", "RemoveRunner", "DeleteRunnerPod"}, names[len(names)-3:],
+			"found, removed, and only then deleted")
+		for _, c := range rt.calls {
+			if c.name == "DeleteRunnerPod" {
+				require.GreaterOrEqual(t, c.at, 20*time.Second, "not deleted while it could still register")
+			}
+		}
+	})
+}
+
+// A runner that never registers is deleted at its registration timeout, as it
+// would be without the stop, and the pool hears why.
+func TestStopWhileRegisteringEndsAtTheRegistrationTimeout(t *testing.T) {
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.mockFind(-1)
+		rt.mockRemove()
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		rt.after(3*time.Second, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{Reason: "scale-down"}) })
+
+		done := rt.run(true, RunnerTimings{})
+		require.Equal(t, EndRegistrationTimeout, done.Reason)
+		require.Zero(t, rt.count("RemoveRunner"), "nothing registered, nothing to remove")
+		names := rt.names()
+		require.Equal(t, []string{"DeleteRunnerPod", "FindRunner"}, names[len(names)-2:], "after the delete it checks for a late registration")
+		for _, c := range rt.calls {
+			if c.name == "DeleteRunnerPod" {
+				require.GreaterOrEqual(t, c.at, 10*time.Minute+time.Second)
+			}
+		}
+	})
+}
+
+// A pod that is still Pending runs no process that could register: a stop
+// deletes it at once, then looks once for a registration that slipped in.
+func TestStopWhilePendingDeletesAtOnce(t *testing.T) {
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.mockFind(-1)
+		rt.mockRemove()
+		rt.after(time.Second, func() { rt.signalPod("Pending", false, "1") })
+		rt.after(3*time.Second, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{Reason: "scale-down"}) })
+
+		done := rt.run(true, RunnerTimings{})
+		require.Equal(t, EndStopped, done.Reason)
+		require.Zero(t, rt.count("RemoveRunner"))
+		for _, c := range rt.calls {
+			if c.name == "DeleteRunnerPod" {
+				require.Less(t, c.at, 4*time.Second, "deleted at the stop")
+			}
+		}
+	})
+}
+
+// A JIT runner asked to stop before its pod is Ready is removed from GitHub by
+// its ID first, so a late start of its runner fails, and only then deleted.
+func TestStopJITRunnerBeforeStartRemovesItsRegistrationFirst(t *testing.T) {
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPodCreated(activities.RunnerPodOutput{UID: "uid-1", Created: true, RunnerID: 42})
+		rt.mockRemove()
+		rt.after(time.Second, func() { rt.signalPod("Running", false, "1") })
+		rt.after(2*time.Second, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{Reason: "scale-down"}) })
+
+		in := rt.input(true, RunnerTimings{})
+		in.Pod.JIT = true
+		rt.env.ExecuteWorkflow(RunnerWorkflow, in)
+		require.NoError(t, rt.env.GetWorkflowError())
+		require.Equal(t, []string{"EnsureRunnerPod", "RemoveRunner", "DeleteRunnerPod"}, rt.names())
+	})
+}
