@@ -219,12 +219,23 @@ func (r *Runners) observe(ctx context.Context, obj any) {
 	}
 	if running {
 		time.AfterFunc(r.RegisterDelay, func() {
+			if !r.podLive(name, string(pod.UID)) {
+				return // the process died with its pod before config.sh ran
+			}
 			if err := r.register(ctx, pod, env); err != nil && ctx.Err() == nil {
 				r.Log.Warn("simulated runner could not register", "runner", name, "error", err)
 			}
 			r.poke()
 		})
 	}
+}
+
+// podLive reports whether the runner's pod of this UID is still there.
+func (r *Runners) podLive(name, uid string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec := r.pods[name]
+	return rec != nil && rec.UID == uid
 }
 
 // podGone: the runner process dies with its pod. A runner that was running a job

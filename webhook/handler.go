@@ -104,8 +104,11 @@ func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply r
 
 	id := contract.AutoscalerWorkflowID(match.HRA.Namespace, match.HRA.Name)
 	event := contract.JobEvent{DeliveryID: delivery, JobID: job.GetID(), Action: action, Repository: ev.Repo.GetFullName()}
-	if action == "queued" {
+	switch action {
+	case "queued":
 		event.Overflow = match.Overflow // a completion follows its reservation from the first autoscaler
+	case "completed":
+		event.RunnerName = job.GetRunnerName() // finishing: its pool stops counting it
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.SignalTimeout)
 	defer cancel()

@@ -185,7 +185,9 @@ func (a *autoscalerRun) sendScale(ctx workflow.Context, out DesiredOutput) bool 
 	if s.Force != nil && s.Force.Since.After(req.EffectiveTime) {
 		req.EffectiveTime = s.Force.Since // a newer effective time makes the request go out now
 	}
-	if s.Sent != nil && s.Sent.Replicas == req.Replicas && s.Sent.Demanded() == req.Demanded() && !req.EffectiveTime.After(s.Sent.EffectiveTime) {
+	req.Finished = a.finishedForPool(ctx)
+	if s.Sent != nil && s.Sent.Replicas == req.Replicas && s.Sent.Demanded() == req.Demanded() && !req.EffectiveTime.After(s.Sent.EffectiveTime) &&
+		len(req.Finished) == 0 {
 		return true
 	}
 	if s.Sent != nil && req.EffectiveTime.Before(s.Sent.EffectiveTime) {
@@ -198,6 +200,7 @@ func (a *autoscalerRun) sendScale(ctx workflow.Context, out DesiredOutput) bool 
 		return false
 	}
 	workflow.GetLogger(ctx).Info("scaled", "hra", s.Spec.Name, "pool", pool, "replicas", out.Desired, "demand", out.Demand)
+	req.Finished, s.Finished = nil, nil
 	s.Sent = &req
 	return true
 }

@@ -28,7 +28,9 @@ type autoscalerTest struct {
 	env    *testsuite.TestWorkflowEnvironment
 	start  time.Time
 	scales []scaleSent
-	status activities.HRAStatusInput
+	// finished are the runner names each scale request passed on.
+	finished [][]string
+	status   activities.HRAStatusInput
 }
 
 func newAutoscalerTest(t *testing.T) *autoscalerTest {
@@ -43,6 +45,7 @@ func newAutoscalerTest(t *testing.T) *autoscalerTest {
 	at.env.OnSignalExternalWorkflow(mock.Anything, hraPool, "", contract.SignalScale, mock.Anything).Return(
 		func(_, _, _, _ string, arg any) error {
 			at.scales = append(at.scales, scaleSent{arg.(ScaleRequest).Replicas, at.env.Now().Sub(at.start)})
+			at.finished = append(at.finished, arg.(ScaleRequest).Finished)
 			return nil
 		})
 	at.env.OnActivity(kube.UpdateHRAStatus, mock.Anything, mock.Anything).Return(

@@ -28,6 +28,9 @@ type AutoscalerState struct {
 	LastScaleOut time.Time
 	Suggested    *int        `json:",omitempty"`
 	Force        *ForceScale `json:",omitempty"`
+	// Finished are the runners whose jobs completed since the last scale
+	// request, for the next one (ScaleRequest.Finished); at most maxFinished.
+	Finished []string `json:",omitempty"`
 	// Sent is the last scale request the pool accepted.
 	Sent        *ScaleRequest `json:",omitempty"`
 	NextMetrics time.Time

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/workflow"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/workflows/contract"
@@ -139,10 +140,33 @@ func (p *poolRun) plan(ctx workflow.Context) PoolPlan {
 		}
 		return plan
 	}
-	plan := p.withRegistrationOnly(planPool(p.view(ctx, nil)))
-	if !plan.NeedBusy {
-		return plan
+	safe := workflow.GetVersion(ctx, safeVictimsVersion, workflow.DefaultVersion, 1) >= 1
+	v := p.view(ctx, nil)
+	v.SafeOrder = safe
+	plan := planPool(v)
+	if !plan.NeedBusy && !plan.NeedPods {
+		return p.withRegistrationOnly(plan)
 	}
+	var busy map[string]bool
+	var phases map[string]corev1.PodPhase
+	if plan.NeedBusy {
+		busy = p.busyRunners(ctx)
+	}
+	if plan.NeedPods {
+		phases = p.podPhases(ctx)
+	}
+	v = p.view(ctx, busy) // the calls took time: plan from now
+	v.SafeOrder, v.PodPhases = safe, phases
+	return p.withRegistrationOnly(planPool(v))
+}
+
+// safeVictimsVersion marks pools that stop runners in safeVictims' order and
+// do not count finishing runners (PoolRunner.Finishing) as capacity.
+const safeVictimsVersion = "safe-victims"
+
+// busyRunners asks GitHub which of the pool's registered runners are busy; when
+// it cannot tell, every one counts as busy.
+func (p *poolRun) busyRunners(ctx workflow.Context) map[string]bool {
 	var names []string
 	for _, r := range p.state.Runners {
 		if r.Registered && !r.Stopping {
@@ -158,7 +182,31 @@ func (p *poolRun) plan(ctx workflow.Context) PoolPlan {
 			busy[n] = true
 		}
 	}
-	return p.withRegistrationOnly(planPool(p.view(ctx, busy)))
+	return busy
+}
+
+// podPhases reads the pods of the pool's unregistered runners; when it cannot,
+// every one counts as Running, so none is stopped before an idle runner.
+func (p *poolRun) podPhases(ctx workflow.Context) map[string]corev1.PodPhase {
+	var names []string
+	for _, r := range p.state.Runners {
+		if !r.Registered && !r.Stopping {
+			names = append(names, r.Name)
+		}
+	}
+	var phases map[string]corev1.PodPhase
+	in := activities.RunnerPodPhasesInput{Namespace: p.state.Spec.Namespace, Pool: p.state.Spec.Name, Names: names}
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.RunnerPodPhases, in).Get(ctx, &phases); err != nil {
+		workflow.GetLogger(ctx).Warn("cannot read runner pods; treating all as running", "pool", p.state.Spec.Name, "error", err)
+		phases = map[string]corev1.PodPhase{}
+		for _, n := range names {
+			phases[n] = corev1.PodRunning
+		}
+	}
+	if phases == nil {
+		phases = map[string]corev1.PodPhase{} // asked: no pod is not "not asked"
+	}
+	return phases
 }
 
 // withRegistrationOnly adds the registration-only runner to a plan: one while the
@@ -253,7 +301,7 @@ func (p *poolRun) writeStatus(ctx workflow.Context, plan PoolPlan) {
 		status.FailingRunners, status.LastRunnerFailure = s.TimeoutStreak, s.LastFailure
 	}
 	for _, r := range s.Runners {
-		if r.Stopping || r.RegistrationOnly {
+		if r.Stopping || r.Finishing || r.RegistrationOnly {
 			continue
 		}
 		status.Replicas++

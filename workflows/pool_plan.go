@@ -3,6 +3,8 @@ package workflows
 import (
 	"sort"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // CompletionGrace replaces ARC's 10-minute recreation delay after a webhook scale.
@@ -23,6 +25,10 @@ type PoolRunner struct {
 	Registered bool
 	// Stopping: the pool sent it a stop signal; it is draining.
 	Stopping bool `json:",omitempty"`
+	// Finishing: an ephemeral runner whose job completed (the autoscaler
+	// passed on the completed delivery that named it): it is about to exit, so
+	// it is neither capacity nor a runner to stop.
+	Finishing bool `json:",omitempty"`
 	// RegistrationOnly: the pool's offline placeholder runner, not counted as capacity.
 	RegistrationOnly bool `json:",omitempty"`
 }
@@ -43,6 +49,11 @@ type PoolView struct {
 	Now              time.Time
 	Runners          []PoolRunner
 	Busy             map[string]bool
+	// SafeOrder picks runners to stop in the order of safeVictims, for which
+	// PodPhases (nil: not asked yet) tells pods that run a runner process from
+	// those that do not. Runs from before it keep the older order.
+	SafeOrder bool
+	PodPhases map[string]corev1.PodPhase
 }
 
 // PoolPlan is one step toward the desired pool.
@@ -51,6 +62,8 @@ type PoolPlan struct {
 	Stop   []string
 	// NeedBusy: choosing runners to stop needs GitHub's busy flags; ask and plan again.
 	NeedBusy bool
+	// NeedPods: choosing among unregistered runners needs their pods' phases.
+	NeedPods bool `json:",omitempty"`
 	// WakeAt: creation is deferred until then (zero: not deferred).
 	WakeAt time.Time
 	// Blocked: runners should go but all candidates are busy; plan again later.
@@ -67,7 +80,7 @@ func planPool(v PoolView) PoolPlan {
 	stopping := 0
 	for _, r := range v.Runners {
 		switch {
-		case r.Stopping:
+		case r.Stopping || r.Finishing:
 			stopping++
 		case r.TemplateHash == v.TemplateHash:
 			current = append(current, r)
@@ -92,11 +105,23 @@ func planPool(v PoolView) PoolPlan {
 
 	var plan PoolPlan
 	if excessOld > 0 || excessCurrent > 0 {
-		if v.Busy == nil && (anyRegistered(old) || (excessCurrent > 0 && anyRegistered(current))) {
-			return PoolPlan{NeedBusy: true}
+		needBusy := v.Busy == nil && ((excessOld > 0 && anyRegistered(old)) || (excessCurrent > 0 && anyRegistered(current)))
+		needPods := v.SafeOrder && v.PodPhases == nil &&
+			((excessOld > 0 && anyUnregistered(old)) || (excessCurrent > 0 && anyUnregistered(current)))
+		if !v.SafeOrder {
+			needBusy = v.Busy == nil && (anyRegistered(old) || (excessCurrent > 0 && anyRegistered(current)))
 		}
-		stopOld := victims(old, v.Busy, excessOld)
-		stopCurrent := victims(current, v.Busy, excessCurrent)
+		if needBusy || needPods {
+			return PoolPlan{NeedBusy: needBusy, NeedPods: needPods}
+		}
+		pick := victims
+		if v.SafeOrder {
+			pick = func(runners []PoolRunner, busy map[string]bool, n int) []string {
+				return safeVictims(runners, busy, v.PodPhases, n)
+			}
+		}
+		stopOld := pick(old, v.Busy, excessOld)
+		stopCurrent := pick(current, v.Busy, excessCurrent)
 		plan.Stop = append(stopOld, stopCurrent...)
 		plan.Blocked = len(stopOld) < excessOld || len(stopCurrent) < excessCurrent
 	}
@@ -130,7 +155,16 @@ func anyRegistered(runners []PoolRunner) bool {
 	return false
 }
 
-// victims picks up to n runners to stop, never a busy one: unregistered runners
+func anyUnregistered(runners []PoolRunner) bool {
+	for _, r := range runners {
+		if !r.Registered {
+			return true
+		}
+	}
+	return false
+}
+
+// victims is the order of pools from before SafeOrder: unregistered runners
 // first, then idle ones, newest first (ARC's newest-to-oldest retention rule).
 func victims(runners []PoolRunner, busy map[string]bool, n int) []string {
 	if n <= 0 {
@@ -145,6 +179,48 @@ func victims(runners []PoolRunner, busy map[string]bool, n int) []string {
 	sort.SliceStable(candidates, func(i, j int) bool {
 		if candidates[i].Registered != candidates[j].Registered {
 			return !candidates[i].Registered
+		}
+		return candidates[i].Created.After(candidates[j].Created)
+	})
+	var out []string
+	for _, r := range candidates[:min(n, len(candidates))] {
+		out = append(out, r.Name)
+	}
+	return out
+}
+
+// safeVictims picks up to n runners to stop, never a busy one, cheapest and
+// safest first, newest first within each rank (ARC's retention rule):
+//
+//  0. unregistered runners whose pod runs no runner process: still Pending,
+//     ended, or gone; nothing can register there, so the pod goes at once;
+//  1. registered idle runners: RemoveRunner is atomic, and a 422 keeps one
+//     that took a job after all;
+//  2. unregistered runners whose pod is Running, only while the surplus
+//     remains: they wait to be listed before they can be removed, and are the
+//     ones the next job would start on soonest.
+func safeVictims(runners []PoolRunner, busy map[string]bool, phases map[string]corev1.PodPhase, n int) []string {
+	if n <= 0 {
+		return nil
+	}
+	rank := func(r PoolRunner) int {
+		switch {
+		case r.Registered:
+			return 1
+		case phases[r.Name] == corev1.PodRunning:
+			return 2
+		}
+		return 0
+	}
+	candidates := make([]PoolRunner, 0, len(runners))
+	for _, r := range runners {
+		if !r.Registered || !busy[r.Name] {
+			candidates = append(candidates, r)
+		}
+	}
+	sort.SliceStable(candidates, func(i, j int) bool {
+		if ri, rj := rank(candidates[i]), rank(candidates[j]); ri != rj {
+			return ri < rj
 		}
 		return candidates[i].Created.After(candidates[j].Created)
 	})

@@ -56,6 +56,8 @@ func (p *poolRun) onSpec(ctx workflow.Context, spec PoolSpec) {
 
 func (p *poolRun) onScale(ctx workflow.Context, scale ScaleRequest) {
 	p.state.ScaleReceived = workflow.Now(ctx)
+	p.markFinishing(ctx, scale.Finished)
+	scale.Finished = nil // applied; the state keeps only the counts
 	if cur := p.state.Scale; cur != nil && scale.EffectiveTime.Before(cur.EffectiveTime) {
 		scale.EffectiveTime = cur.EffectiveTime // effective time only moves forward
 	}
@@ -71,13 +73,34 @@ func (p *poolRun) onRegistered(r RunnerRegistered) {
 	}
 }
 
+// markFinishing marks the named runners of an ephemeral pool as finishing:
+// their jobs completed, so they exit on their own. Names of runners the pool
+// does not have (another pool's runner took the job, or it already ended) are
+// ignored.
+func (p *poolRun) markFinishing(ctx workflow.Context, names []string) {
+	if len(names) == 0 || !p.state.Spec.Ephemeral ||
+		workflow.GetVersion(ctx, safeVictimsVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	for _, name := range names {
+		for i := range p.state.Runners {
+			if r := &p.state.Runners[i]; r.Name == name && !r.Stopping && !r.RegistrationOnly {
+				r.Finishing = true
+			}
+		}
+	}
+}
+
 // onDone forgets a runner that ended. A repeat for a runner already forgotten
 // changes nothing: a runner's signal may come twice (see notifyPool).
 func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 	kept := p.state.Runners[:0]
+	finishing := false
 	for _, r := range p.state.Runners {
 		if r.Name != d.Name {
 			kept = append(kept, r)
+		} else {
+			finishing = r.Finishing
 		}
 	}
 	known := len(kept) < len(p.state.Runners)
@@ -88,7 +111,9 @@ func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 	p.state.releaseVolume(d.Name, workflow.Now(ctx))
 	switch d.Reason {
 	case EndCompleted:
-		p.state.LastJobFinished = workflow.Now(ctx)
+		if !finishing { // else the autoscaler counted this job's end already
+			p.state.LastJobFinished = workflow.Now(ctx)
+		}
 	case EndRegistrationTimeout, EndCreateFailed, EndPodUnschedulable:
 		p.backOff(ctx, d)
 	case EndPodFailed, EndPodExited:

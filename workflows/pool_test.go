@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/github"
@@ -30,8 +31,10 @@ type poolTest struct {
 	starts  []int
 	stopped []string
 	busy    map[string]bool
-	status  activities.PoolStatus
-	events  []string
+	// phases are the runners' pod phases; a runner not listed is Running.
+	phases map[string]corev1.PodPhase
+	status activities.PoolStatus
+	events []string
 }
 
 type createdRunner struct {
@@ -42,7 +45,7 @@ type createdRunner struct {
 }
 
 func newPoolTest(t *testing.T) *poolTest {
-	pt := &poolTest{t: t, busy: map[string]bool{}}
+	pt := &poolTest{t: t, busy: map[string]bool{}, phases: map[string]corev1.PodPhase{}}
 	pt.env = pt.NewTestWorkflowEnvironment()
 	pt.env.SetStartWorkflowOptions(startOptions(poolID))
 	pt.env.RegisterActivity(&activities.Kubernetes{})
@@ -75,6 +78,18 @@ func newPoolTest(t *testing.T) *poolTest {
 			for _, n := range in.Names {
 				if pt.busy[n] {
 					out[n] = true
+				}
+			}
+			return out, nil
+		})
+	pt.env.OnActivity(kube.RunnerPodPhases, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.RunnerPodPhasesInput) (map[string]corev1.PodPhase, error) {
+			out := map[string]corev1.PodPhase{}
+			for _, n := range in.Names {
+				if phase, ok := pt.phases[n]; ok {
+					out[n] = phase
+				} else {
+					out[n] = corev1.PodRunning
 				}
 			}
 			return out, nil

@@ -52,6 +52,11 @@ type ScaleRequest struct {
 	// CompletionGrace; zero (a force-scale, a CLI user, an older autoscaler)
 	// counts as decided when the pool received it.
 	DecidedAt time.Time `json:"decidedAt,omitempty"`
+	// Finished names runners whose jobs the autoscaler heard complete since
+	// its last request: an ephemeral one is about to exit, so the pool stops
+	// counting it (PoolRunner.Finishing) instead of stopping another runner
+	// for the replica it no longer needs.
+	Finished []string `json:"finished,omitempty"`
 }
 
 // Demanded is how many runners the jobs need now: Demand when it is below

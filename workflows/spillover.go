@@ -36,6 +36,7 @@ type Forward struct {
 // matches it; everything else is a reservation here.
 func (a *autoscalerRun) applyJob(ev contract.JobEvent, now time.Time) {
 	s := &a.state
+	a.noteFinished(ev)
 	if spilled, ok := s.Spilled[ev.JobID]; ok {
 		if ev.Action == "completed" {
 			ev.Overflow = nil

@@ -9,6 +9,9 @@ type JobEvent struct {
 	Action string `json:"action"`
 	// Repository is owner/name, for logs and the reconcile.
 	Repository string `json:"repository,omitempty"`
+	// RunnerName is the runner a completed job ran on (workflow_job.runner_name),
+	// which the autoscaler passes to its pool as finishing.
+	RunnerName string `json:"runnerName,omitempty"`
 	// Overflow lists the workflow IDs of the other autoscalers that match a
 	// queued job, in the order they are tried: an autoscaler whose pool is at
 	// maxReplicas passes the job to the first of them (spill-over), and sends

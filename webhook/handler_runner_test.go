@@ -1,0 +1,25 @@
+package webhook
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A completion names the runner that ran the job, so the autoscaler can tell
+// its pool that runner is finishing; a queued job has no runner yet.
+func TestCompletedDeliveryNamesItsRunner(t *testing.T) {
+	rec := &recorder{}
+	s, _ := newTestServer(t, rec)
+	queued := fixture(t, "workflow_job.queued.payload.json")
+	require.Equal(t, http.StatusAccepted, deliver(s, "workflow_job", "d-queued", queued, sign(queued)).Code)
+	completed := fixture(t, "workflow_job.completed.success.with-organization.payload.json")
+	resp := deliver(s, "workflow_job", "d-completed", completed, sign(completed))
+	require.Equal(t, http.StatusAccepted, resp.Code, resp.Body.String())
+
+	require.Len(t, rec.signals, 2)
+	require.Empty(t, rec.signals[0].RunnerName)
+	require.Equal(t, "completed", rec.signals[1].Action)
+	require.Equal(t, "GitHub Actions 5", rec.signals[1].RunnerName)
+}

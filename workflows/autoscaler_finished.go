@@ -1,0 +1,55 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/arcflow/arcflow/workflows/contract"
+)
+
+// maxFinished bounds the runner names an autoscaler holds for its pool while
+// the pool cannot be reached; older names are dropped, as those runners have
+// long exited (their runner-done signal says the rest).
+const maxFinished = 100
+
+// finishedRunnersVersion marks autoscalers that pass the runners of completed
+// jobs to their pool (ScaleRequest.Finished).
+const finishedRunnersVersion = "finished-runners"
+
+// noteFinished remembers the runner a completed job ran on. A completion
+// releases its reservation at once, while the runner's pod takes a moment to
+// exit; a pool that still counted that runner would stop another one, maybe
+// one a queued job is about to take, for the replica no longer needed.
+func (a *autoscalerRun) noteFinished(ev contract.JobEvent) {
+	if ev.Action != "completed" || ev.RunnerName == "" {
+		return
+	}
+	s := &a.state
+	_, delivered := s.Reservations.Deliveries[ev.DeliveryID]
+	_, completed := s.Reservations.EarlyCompletions[ev.JobID]
+	if (ev.DeliveryID != "" && delivered) || completed {
+		return // a redelivery: the pool heard of this runner already
+	}
+	for _, name := range s.Finished {
+		if name == ev.RunnerName {
+			return
+		}
+	}
+	s.Finished = append(s.Finished, ev.RunnerName)
+	if len(s.Finished) > maxFinished {
+		s.Finished = s.Finished[len(s.Finished)-maxFinished:]
+	}
+}
+
+// finishedForPool is what the next scale request names as finished. Runs
+// from before finishedRunnersVersion send no names, and so no extra request.
+func (a *autoscalerRun) finishedForPool(ctx workflow.Context) []string {
+	s := &a.state
+	if len(s.Finished) == 0 {
+		return nil
+	}
+	if workflow.GetVersion(ctx, finishedRunnersVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		s.Finished = nil
+		return nil
+	}
+	return append([]string(nil), s.Finished...)
+}
