@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,6 +32,10 @@ func (s *Server) handle(c echo.Context) error {
 		return c.String(status, text)
 	}
 
+	mediaType, err := mediaTypeOf(r.Header.Get("Content-Type"))
+	if err != nil {
+		return reply(http.StatusUnsupportedMediaType, "unsupported_media_type", err.Error())
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, s.cfg.MaxBodyBytes))
 	var tooBig *http.MaxBytesError
 	switch {
@@ -42,14 +45,12 @@ func (s *Server) handle(c echo.Context) error {
 		return reply(http.StatusBadRequest, "unreadable", "cannot read the body")
 	}
 	if !s.cfg.Insecure {
-		sig := r.Header.Get(gogithub.SHA256SignatureHeader)
-		if sig == "" {
-			sig = r.Header.Get(gogithub.SHA1SignatureHeader)
-		}
-		body, err = gogithub.ValidatePayloadFromBody(r.Header.Get("Content-Type"), bytes.NewReader(body), sig, s.cfg.Secret)
-		if err != nil {
+		if err := verifySignature(r.Header, body, s.cfg.Secret); err != nil {
 			return reply(http.StatusUnauthorized, "bad_signature", "signature missing or invalid")
 		}
+	}
+	if body, err = payloadOf(mediaType, body); err != nil {
+		return reply(http.StatusBadRequest, "malformed", err.Error())
 	}
 
 	switch event {

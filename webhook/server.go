@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -31,7 +32,17 @@ type Config struct {
 	// SignalTimeout bounds the wait for Temporal to accept a signal, and a
 	// delivery's whole wait (queued behind an in-flight signal, then its own).
 	SignalTimeout time.Duration
-	Autoscaling   hraspec.Options
+	// ReadTimeout bounds reading a request, headers and body
+	// (DefaultReadTimeout when zero).
+	ReadTimeout time.Duration
+	// WriteTimeout bounds a request from the end of its headers to the end of its
+	// answer; it must exceed ReadTimeout plus SignalTimeout (DefaultWriteTimeout
+	// when zero).
+	WriteTimeout time.Duration
+	// MaxConnections caps the connections open at once (zero: no cap;
+	// DefaultMaxConnections is arcflow's default).
+	MaxConnections int
+	Autoscaling    hraspec.Options
 }
 
 // Server is the webhook HTTP server.
@@ -56,6 +67,11 @@ func New(cfg Config, finder Finder, temporal Signaler, reg *prometheus.Registry,
 	if cfg.SignalTimeout <= 0 {
 		cfg.SignalTimeout = 10 * time.Second
 	}
+	cfg.ReadTimeout = cmp.Or(cfg.ReadTimeout, DefaultReadTimeout)
+	cfg.WriteTimeout = cmp.Or(cfg.WriteTimeout, DefaultWriteTimeout)
+	if err := validateListener(cfg); err != nil {
+		return nil, err
+	}
 	m := newMetrics(reg)
 	s := &Server{cfg: cfg, finder: finder, log: log, metrics: m,
 		commits: newGroupCommitter(temporal, cfg.SignalTimeout, m), echo: echo.New()}
@@ -71,20 +87,6 @@ func New(cfg Config, finder Finder, temporal Signaler, reg *prometheus.Registry,
 
 // Handler is the server as an http.Handler, for tests and embedding.
 func (s *Server) Handler() http.Handler { return s.echo }
-
-// ListenAndServe serves on addr until ctx ends, then shuts down gracefully.
-func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
-	errc := make(chan error, 1)
-	go func() { errc <- s.echo.Start(addr) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		return s.echo.Shutdown(shutdown)
-	}
-}
 
 type metrics struct {
 	deliveries   *prometheus.CounterVec

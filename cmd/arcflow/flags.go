@@ -3,8 +3,10 @@ package main
 import (
 	"flag"
 	"os"
+	"time"
 
 	"github.com/arcflow/arcflow/internal/hraspec"
+	"github.com/arcflow/arcflow/webhook"
 )
 
 // The long-running commands share their flag definitions: `worker` takes the
@@ -40,10 +42,12 @@ func addCommonFlags(fs *flag.FlagSet) *commonFlags {
 
 // webhookFlags are the flags of the GitHub webhook server.
 type webhookFlags struct {
-	addr     string
-	secret   string
-	insecure bool
-	maxBody  int64
+	addr                      string
+	secret                    string
+	insecure                  bool
+	maxBody                   int64
+	readTimeout, writeTimeout time.Duration
+	maxConnections            int
 }
 
 func addWebhookFlags(fs *flag.FlagSet) *webhookFlags {
@@ -52,5 +56,11 @@ func addWebhookFlags(fs *flag.FlagSet) *webhookFlags {
 	fs.StringVar(&w.secret, "github-webhook-secret-token", os.Getenv("GITHUB_WEBHOOK_SECRET_TOKEN"), "webhook secret (GITHUB_WEBHOOK_SECRET_TOKEN)")
 	fs.BoolVar(&w.insecure, "insecure-skip-signature-check", false, "accept unsigned deliveries (local tests only)")
 	fs.Int64Var(&w.maxBody, "max-body-bytes", 1<<20, "largest delivery accepted")
+	fs.DurationVar(&w.readTimeout, "webhook-read-timeout", envDuration("ARCFLOW_WEBHOOK_READ_TIMEOUT", webhook.DefaultReadTimeout),
+		"longest a delivery's headers and body may take to arrive before the connection is cut (GitHub sends 1 MiB in well under a second; raise it behind a slow proxy)")
+	fs.DurationVar(&w.writeTimeout, "webhook-write-timeout", envDuration("ARCFLOW_WEBHOOK_WRITE_TIMEOUT", webhook.DefaultWriteTimeout),
+		"longest from a delivery's headers to the end of its answer; must exceed --webhook-read-timeout plus the 10s wait for a durable signal")
+	fs.IntVar(&w.maxConnections, "webhook-max-connections", envInt("ARCFLOW_WEBHOOK_MAX_CONNECTIONS", webhook.DefaultMaxConnections),
+		"connections the webhook server holds open at once, which bounds the memory of bodies still arriving; more wait to be accepted (0: no cap)")
 	return w
 }

@@ -28,5 +28,5 @@ func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry, lo
 	// hundred KB on a scrape that stays inside the cluster.
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg, DisableCompression: true}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
-	return serveHTTP(ctx, "metrics", addr, mux, log)
+	return serveHTTP(ctx, "metrics", addr, mux, metricsWriteTimeout, log)
 }

@@ -25,5 +25,5 @@ func serveProfiling(ctx context.Context, addr string, log *slog.Logger) error {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	return serveHTTP(ctx, "profiling", addr, mux, log)
+	return serveHTTP(ctx, "profiling", addr, mux, profilingWriteTimeout, log)
 }

@@ -43,6 +43,7 @@ func newWebhookPart(p *process, common *commonFlags, flags *webhookFlags) (*webh
 	index := webhook.NewIndex(p.dynamic, common.watchNamespace)
 	srv, err := webhook.New(webhook.Config{
 		Secret: []byte(flags.secret), Insecure: flags.insecure, MaxBodyBytes: flags.maxBody, Autoscaling: *common.autoscaling,
+		ReadTimeout: flags.readTimeout, WriteTimeout: flags.writeTimeout, MaxConnections: flags.maxConnections,
 	}, index, p.temporal, p.reg, p.log)
 	if err != nil {
 		return nil, err
