@@ -17,8 +17,9 @@ import (
 )
 
 // postgres is a private PostgreSQL cluster of the stack: its own data directory
-// under the stack's, a loopback port, its own socket directory, and a superuser
-// with a random password. It is never the machine's system service.
+// (in the stack's, or beside it: see postgresHome), a loopback port, its own
+// socket directory, and a superuser with a random password. It is never the
+// machine's system service.
 type postgres struct {
 	Port           int
 	User, Password string
@@ -28,35 +29,24 @@ type postgres struct {
 // refuses to run as root, and Debian's package creates this user.
 const postgresUser = "postgres"
 
-// postgresBinDir is where scripts/tools.sh links the server binaries of Debian's
-// postgresql package (/usr/lib/postgresql/<version>/bin).
-func postgresBinDir(tools string) (string, error) {
-	dir := filepath.Join(filepath.Dir(tools), "postgres-bin")
-	for _, name := range []string{"initdb", "postgres", "pg_isready"} {
-		if _, err := tool(dir, name); err != nil {
-			return "", fmt.Errorf("PostgreSQL: %w", err)
-		}
-	}
-	return dir, nil
-}
-
 // startPostgres initializes a data directory and starts PostgreSQL on a free
 // loopback port, durable as in production (fsync on).
 func (s *Stack) startPostgres(ctx context.Context, tools string) (*postgres, error) {
-	bin, err := postgresBinDir(tools)
+	cred, err := postgresCredential()
 	if err != nil {
 		return nil, err
 	}
-	cred, err := s.postgresCredential()
+	bin, err := postgresBinDir(tools, cred)
 	if err != nil {
 		return nil, err
 	}
-	home := filepath.Join(s.Dir, "postgres")
+	home, err := s.postgresHome(cred)
+	if err != nil {
+		return nil, err
+	}
 	data, sockets := filepath.Join(home, "data"), filepath.Join(home, "run")
-	for _, dir := range []string{home, sockets} {
-		if err := mkdirOwned(dir, cred); err != nil {
-			return nil, err
-		}
+	if err := mkdirOwned(sockets, cred); err != nil {
+		return nil, err
 	}
 	pg := &postgres{User: "temporal", Password: randomHex(16)}
 	if err := initdb(ctx, bin, home, data, pg, cred); err != nil {
@@ -67,7 +57,7 @@ func (s *Stack) startPostgres(ctx context.Context, tools string) (*postgres, err
 		return nil, err
 	}
 	pg.Port = ports[0]
-	if err := s.startAs(cred, "postgres", filepath.Join(bin, "postgres"),
+	if err := s.startAs(cred, home, "postgres", filepath.Join(bin, "postgres"),
 		"-D", data, "-p", strconv.Itoa(pg.Port), "-k", sockets,
 		"-c", "listen_addresses=127.0.0.1", "-c", "fsync=on", "-c", "max_connections=200",
 	); err != nil {
@@ -77,9 +67,8 @@ func (s *Stack) startPostgres(ctx context.Context, tools string) (*postgres, err
 }
 
 // postgresCredential is the postgres user's when this process is root, nil
-// otherwise (an ordinary user may run PostgreSQL as itself). As root it also makes
-// sure that user can reach the stack directory.
-func (s *Stack) postgresCredential() (*syscall.Credential, error) {
+// otherwise (an ordinary user may run PostgreSQL as itself).
+func postgresCredential() (*syscall.Credential, error) {
 	if os.Geteuid() != 0 {
 		return nil, nil
 	}
@@ -89,34 +78,7 @@ func (s *Stack) postgresCredential() (*syscall.Credential, error) {
 	}
 	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
 	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
-	if err := s.letOthersEnter(); err != nil {
-		return nil, err
-	}
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
-}
-
-// letOthersEnter checks that every directory above the stack's own lets other
-// users pass (the postgres user is neither owner nor group), and opens a temporary
-// stack directory, which os.MkdirTemp creates 0700, for passing through.
-func (s *Stack) letOthersEnter() error {
-	for dir := s.Dir; ; dir = filepath.Dir(dir) {
-		st, err := os.Stat(dir)
-		if err != nil {
-			return fmt.Errorf("PostgreSQL data under %s: %w", s.Dir, err)
-		}
-		if st.Mode().Perm()&0o001 == 0 {
-			if dir != s.Dir || !s.ownsDir {
-				return fmt.Errorf("the %s user cannot enter %s (mode %v), above the stack directory %s: choose a directory it can reach, e.g. under /tmp",
-					postgresUser, dir, st.Mode().Perm(), s.Dir)
-			}
-			if err := os.Chmod(dir, st.Mode().Perm()|0o011); err != nil {
-				return fmt.Errorf("open %s to the %s user: %w", dir, postgresUser, err)
-			}
-		}
-		if dir == filepath.Dir(dir) {
-			return nil
-		}
-	}
 }
 
 func mkdirOwned(dir string, cred *syscall.Credential) error {

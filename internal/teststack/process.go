@@ -26,7 +26,8 @@ type process struct {
 
 // processSpec is what starts a process, kept so restart can start it again as it was.
 type processSpec struct {
-	dir      string
+	dir      string // the stack's: logs and PID files
+	workDir  string
 	seq      int
 	name     string
 	detached bool
@@ -39,8 +40,8 @@ type processSpec struct {
 // credentials if cred is not nil. Unless detached, the child is killed by the
 // kernel if this process dies, so a crashed test leaves nothing (Go sets Pdeathsig
 // after switching user, so that holds for another user too).
-func startProcess(dir string, seq int, name string, detached bool, cred *syscall.Credential, path string, args ...string) (*process, error) {
-	return processSpec{dir: dir, seq: seq, name: name, detached: detached, cred: cred, path: path, args: args}.start(os.O_TRUNC)
+func startProcess(dir, workDir string, seq int, name string, detached bool, cred *syscall.Credential, path string, args ...string) (*process, error) {
+	return processSpec{dir: dir, workDir: workDir, seq: seq, name: name, detached: detached, cred: cred, path: path, args: args}.start(os.O_TRUNC)
 }
 
 // restart starts a process that has exited again, with the same binary, arguments
@@ -63,7 +64,7 @@ func (s processSpec) start(logMode int) (*process, error) {
 
 	cmd := exec.Command(s.path, s.args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.Dir = s.dir
+	cmd.Dir = s.workDir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if s.detached {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -145,7 +146,8 @@ func waitFD(fd int, timeout time.Duration) bool {
 }
 
 // StopDir stops every process recorded under dir/pids, newest first, and removes
-// the PID files. It is what `make down` runs.
+// the PID files and a PostgreSQL home kept outside dir. It is what `make down`
+// runs.
 func StopDir(dir string) error {
 	pidDir := filepath.Join(dir, "pids")
 	entries, err := os.ReadDir(pidDir)
@@ -174,7 +176,10 @@ func StopDir(dir string) error {
 		}
 		_ = os.Remove(path)
 	}
-	return errors.Join(errs...)
+	if len(errs) > 0 {
+		return errors.Join(errs...) // PostgreSQL's data stays while it may run
+	}
+	return removePostgresHome(dir)
 }
 
 // tail returns the last n lines of a file, for error messages.

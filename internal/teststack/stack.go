@@ -103,14 +103,15 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 }
 
 func (s *Stack) start(name, path string, args ...string) error {
-	return s.startAs(nil, name, path, args...)
+	return s.startAs(nil, s.Dir, name, path, args...)
 }
 
-// startAs starts a process under another user's credentials (nil: this process's).
-func (s *Stack) startAs(cred *syscall.Credential, name, path string, args ...string) error {
+// startAs starts a process under another user's credentials (nil: this
+// process's), in workDir, which that user must be able to enter.
+func (s *Stack) startAs(cred *syscall.Credential, workDir, name, path string, args ...string) error {
 	s.procsMu.Lock()
 	defer s.procsMu.Unlock()
-	p, err := startProcess(s.Dir, len(s.procs), name, s.detached, cred, path, args...)
+	p, err := startProcess(s.Dir, workDir, len(s.procs), name, s.detached, cred, path, args...)
 	if err != nil {
 		return err
 	}
@@ -135,8 +136,8 @@ func (s *Stack) anyExited() error {
 	return nil
 }
 
-// Stop stops every process in reverse start order and, for a temporary stack,
-// removes its directory.
+// Stop stops every process in reverse start order, removes a PostgreSQL home
+// kept outside the stack directory and, for a temporary stack, the directory.
 func (s *Stack) Stop() error {
 	var errs []error
 	procs := s.processes()
@@ -151,6 +152,9 @@ func (s *Stack) Stop() error {
 	s.procs = nil
 	s.procsMu.Unlock()
 	if err := os.RemoveAll(filepath.Join(s.Dir, "pids")); err != nil {
+		errs = append(errs, err)
+	}
+	if err := removePostgresHome(s.Dir); err != nil {
 		errs = append(errs, err)
 	}
 	if s.ownsDir {
