@@ -41,8 +41,10 @@ type Config struct {
 	Orgs []string
 	// RegisterDelay is pod Running -> runner registered (default 1 s).
 	RegisterDelay time.Duration
-	// JobDuration is how long every job runs (default 5 s).
-	JobDuration time.Duration
+	// JobDuration is how long every job runs (default 5 s); JobDurations,
+	// when set, says it per job instead.
+	JobDuration  time.Duration
+	JobDurations func(fake.JobInfo) time.Duration
 	// Faults of the webhook deliveries.
 	Loss, Duplicate, Reorder float64
 	MaxDelay                 time.Duration
@@ -112,7 +114,10 @@ func Start(ctx context.Context, cfg Config) (*World, error) {
 	w := &World{cfg: cfg, Kube: kube, GitHub: gh, cancel: cancel, done: make(chan struct{})}
 	w.Runners = &sim.Runners{
 		Kube: kube, GitHub: gh, Namespace: cfg.Namespace, Log: cfg.Log, Seed: cfg.Seed,
-		RegisterDelay: cfg.RegisterDelay, JobDuration: func(fake.JobInfo) time.Duration { return cfg.JobDuration },
+		RegisterDelay: cfg.RegisterDelay, JobDuration: cfg.JobDurations,
+	}
+	if w.Runners.JobDuration == nil {
+		w.Runners.JobDuration = func(fake.JobInfo) time.Duration { return cfg.JobDuration }
 	}
 	go func() { defer close(w.done); _ = w.Runners.Run(runCtx) }()
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/arcflow/arcflow/activities"
 )
@@ -83,6 +84,19 @@ func (k *fakeKubernetes) GetRunnerPod(_ context.Context, ref activities.PodRef) 
 		return activities.PodState{}, nil
 	}
 	return activities.PodState{UID: podUID(ref.Name), Exists: true, Phase: "Running"}, nil
+}
+
+// RunnerPodPhases: every pod of the fake world runs.
+func (k *fakeKubernetes) RunnerPodPhases(_ context.Context, in activities.RunnerPodPhasesInput) (map[string]corev1.PodPhase, error) {
+	k.w.mu.Lock()
+	defer k.w.mu.Unlock()
+	phases := map[string]corev1.PodPhase{}
+	for _, name := range in.Names {
+		if k.w.pods[name] {
+			phases[name] = corev1.PodRunning
+		}
+	}
+	return phases, nil
 }
 
 func (k *fakeKubernetes) UpdatePoolStatus(context.Context, activities.PoolStatusInput) error {
