@@ -19,7 +19,7 @@ help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: tools
-tools: ## Build etcd, Kubernetes, kwok, the Temporal CLI and server, controller-gen, helm; install chromium and PostgreSQL (cached outside the clone).
+tools: ## Build etcd, Kubernetes, kwok, the Temporal CLI and server, controller-gen, helm, promtool; install chromium and PostgreSQL (cached outside the clone).
 	@bash scripts/tools.sh all
 
 .PHONY: build
@@ -35,11 +35,11 @@ release: ## Write the image, the Helm chart package and SHA256SUMS into dist/ (v
 	@bash scripts/release.sh
 
 .PHONY: generate
-generate: tools ## Regenerate deepcopy code and the CRD YAML in deploy/crds with controller-gen.
+generate: tools ## Regenerate deepcopy code and the CRD YAML in deploy/crds with controller-gen; copy the CRDs and the dashboard; render the alert rules from the chart.
 	@bash scripts/generate.sh .
 
 .PHONY: lint
-lint: tools ## gofmt, go vet, and a check that generated files are up to date.
+lint: tools ## gofmt, go vet, generated files up to date, promtool on the alert rules, the chart and kustomize components rendered and dry-run applied.
 	@bash scripts/lint.sh
 
 .PHONY: test-unit

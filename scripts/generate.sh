@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Generates deepcopy code in api/v1alpha1 and CRD YAML under OUT/deploy/crds.
-# OUT is the project root, or another directory when lint checks for drift.
+# OUT is the project root, or another directory when lint checks for drift. In the
+# root it also refreshes the copies of the CRDs, of the Grafana dashboard and of
+# the alert rules (make lint checks those itself).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(cd "${1:-$root}" && pwd) # absolute, so `make generate`'s "." is the root
@@ -13,4 +15,11 @@ cd "$root"
 if [ "$out" = "$root" ]; then
 	cp deploy/crds/actions.summerwind.dev_*.yaml deploy/helm/arcflow/crds/
 	cp deploy/crds/actions.summerwind.dev_*.yaml deploy/kustomize/base/crds/
+	# The Grafana dashboard, likewise, for the chart's ConfigMap and the kustomize
+	# component's configMapGenerator.
+	cp deploy/monitoring/arcflow-dashboard.json deploy/helm/arcflow/files/
+	cp deploy/monitoring/arcflow-dashboard.json deploy/kustomize/components/dashboard/
+	# The alert rules file and the kustomize PrometheusRule, rendered from the
+	# chart's template (with the helm of make tools).
+	go test -count=1 -run '^TestGeneratedAlertRules$' ./deploy -args -update >/dev/null
 fi

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# gofmt, go vet, and generated files that match their sources.
+# gofmt, go vet, generated files that match their sources, the alert rules
+# (promtool), and the Helm chart and kustomize components (go test ./deploy/...).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -34,4 +35,23 @@ for copy in deploy/helm/arcflow/crds deploy/kustomize/base/crds; do
 		echo "$copy differs from deploy/crds: run make generate" >&2; exit 1
 	fi
 done
+# The Grafana dashboard's copies (make generate writes them).
+for copy in deploy/helm/arcflow/files/arcflow-dashboard.json deploy/kustomize/components/dashboard/arcflow-dashboard.json; do
+	if ! cmp -s deploy/monitoring/arcflow-dashboard.json "$copy"; then
+		echo "$copy differs from deploy/monitoring/arcflow-dashboard.json: run make generate" >&2; exit 1
+	fi
+done
+
+# The alert rules: promtool's checks and its unit tests (each alert fires on the
+# series of its problem, not on healthy ones).
+promtool="$root/.tools/bin/promtool"
+"$promtool" check rules deploy/monitoring/arcflow-alerts.yaml
+"$promtool" test rules deploy/monitoring/arcflow-alerts_test.yaml
+
+# The Helm chart and the kustomize components: rendered with defaults and every
+# option, their objects' references to each other, the alert rules generated from
+# the chart, the dashboard's queries parsed, and a server-side dry run on a local
+# kube-apiserver with the Prometheus Operator's CRDs (see deploy/doc.go).
+go test -count=1 ./deploy/...
+
 echo "lint: ok"

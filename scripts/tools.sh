@@ -15,6 +15,9 @@ KUBE_VERSION=v1.36.3
 TEMPORAL_CLI_VERSION=v1.5.1
 CONTROLLER_GEN_VERSION=v0.20.1
 HELM_VERSION=v3.22.0
+# promtool checks and unit-tests the alert rules in deploy/monitoring (Prometheus
+# 3.16.0; the module's versions are v0.<minor>.<patch>).
+PROMTOOL_VERSION=v0.316.0
 # The server version the Temporal CLI above embeds, for TEMPORAL=cluster.
 TEMPORAL_SERVER_VERSION=v1.29.1
 
@@ -140,6 +143,7 @@ kube) kube_tools ;;
 temporal) go_install temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_CLI_VERSION" ;;
 controller-gen) go_install controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen "$CONTROLLER_GEN_VERSION" ;;
 helm) go_install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" ;;
+promtool) go_install promtool github.com/prometheus/prometheus/cmd/promtool "$PROMTOOL_VERSION" ;;
 chromium) browser ;;
 temporal-server) temporal_server ;;
 postgres) postgres ;;
@@ -151,8 +155,9 @@ all)
 	go_install temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_CLI_VERSION"
 	go_install controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen "$CONTROLLER_GEN_VERSION"
 	go_install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION"
+	go_install promtool github.com/prometheus/prometheus/cmd/promtool "$PROMTOOL_VERSION"
 	temporal_server
 	if ! wait "$apt_pid"; then cat "$cache/apt-install.log" >&2; exit 1; fi
 	;;
-*) echo "usage: $0 [all|kube|temporal|temporal-server|postgres|controller-gen|helm|chromium]" >&2; exit 2 ;;
+*) echo "usage: $0 [all|kube|temporal|temporal-server|postgres|controller-gen|helm|promtool|chromium]" >&2; exit 2 ;;
 esac

@@ -1,0 +1,100 @@
+package deploy_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/arcflow/arcflow/internal/teststack"
+)
+
+// What the chart renders, with its defaults and with every option on, and the
+// kustomize base with every component, applies to a real API server: a
+// server-side dry run with strict field validation checks each object against
+// the Kubernetes schemas and, with the Prometheus Operator's CRDs installed, each
+// ServiceMonitor and PrometheusRule against theirs. Unknown or misplaced fields,
+// wrong types and invalid values fail.
+func TestManifestsApplyToTheAPIServer(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts etcd and kube-apiserver")
+	}
+	tool(t, "kube-apiserver")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	stack, err := teststack.Start(ctx, teststack.Options{Kubernetes: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, stack.Stop()) })
+	require.NoError(t, stack.InstallCRDs(ctx, "crds"))
+	require.NoError(t, stack.InstallCRDs(ctx, filepath.Join("testdata", "prometheus-operator-crds")))
+	for _, ns := range []string{releaseNS, "arcflow-system"} {
+		out, err := stack.Kubectl(ctx, "create", "namespace", ns)
+		require.NoError(t, err, out)
+	}
+	apply := func(t *testing.T, manifest []byte, args ...string) string {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "manifest.yaml")
+		require.NoError(t, os.WriteFile(path, manifest, 0o644))
+		out, err := stack.Kubectl(ctx, append([]string{"apply", "--server-side", "--dry-run=server", "--validate=strict", "-f", path}, args...)...)
+		require.NoError(t, err, out)
+		return out
+	}
+	applied := func(t *testing.T, out string, objects ...string) {
+		t.Helper()
+		for _, o := range objects {
+			require.Contains(t, out, o+" serverside-applied (server dry run)")
+		}
+	}
+
+	t.Run("chart defaults", func(t *testing.T) {
+		out := apply(t, helmTemplate(t), "-n", releaseNS)
+		applied(t, out, "deployment.apps/arcflow-worker", "deployment.apps/arcflow-webhook", "service/arcflow-webhook")
+		require.NotContains(t, out, "monitoring.coreos.com")
+	})
+	t.Run("chart with every option", func(t *testing.T) {
+		out := apply(t, helmTemplate(t, everythingOn...), "-n", releaseNS)
+		applied(t, out, "ingress.networking.k8s.io/arcflow-webhook", "service/arcflow-worker-metrics",
+			"servicemonitor.monitoring.coreos.com/arcflow-worker", "servicemonitor.monitoring.coreos.com/arcflow-webhook",
+			"prometheusrule.monitoring.coreos.com/arcflow", "configmap/arcflow-dashboard",
+			"networkpolicy.networking.k8s.io/arcflow-worker", "networkpolicy.networking.k8s.io/arcflow-webhook")
+	})
+	t.Run("chart with monitoring objects elsewhere", func(t *testing.T) {
+		// The objects name their namespace, so no -n (the worker's metrics Service
+		// goes to default).
+		out := apply(t, helmTemplate(t, "--set", "metrics.serviceMonitor.enabled=true", "--set", "metrics.serviceMonitor.namespace=arcflow-system",
+			"--set", "metrics.prometheusRule.enabled=true", "--set", "metrics.prometheusRule.namespace=arcflow-system",
+			"--set", "grafana.dashboard.enabled=true", "--set", "grafana.dashboard.namespace=arcflow-system",
+			"--show-only", "templates/servicemonitor.yaml", "--show-only", "templates/prometheusrule.yaml", "--show-only", "templates/dashboard.yaml"))
+		require.Equal(t, 5, strings.Count(out, "(server dry run)"), out)
+	})
+	// The dry run is strict: each of these breaks a schema, and each is refused.
+	t.Run("schema errors are refused", func(t *testing.T) {
+		for name, c := range map[string]struct{ from, to, want string }{
+			"unknown ServiceMonitor field": {"      path: /metrics\n", "      path: /metrics\n      scrapeEvery: 30s\n", ".spec.endpoints[0].scrapeEvery: field not declared in schema"},
+			"bad rule duration":            {"          for: 5m\n", "          for: 5 minutes\n", "spec.groups[0].rules[0].for"},
+			"bad Ingress pathType":         {"pathType: Exact", "pathType: Sometimes", "pathType"},
+			"bad NetworkPolicy port":       {"port: metrics}", "port: metrics_and_more}", "spec.ingress[0].ports[0].port"},
+		} {
+			manifest := string(helmTemplate(t, everythingOn...))
+			require.Contains(t, manifest, c.from, name)
+			path := filepath.Join(t.TempDir(), "manifest.yaml")
+			require.NoError(t, os.WriteFile(path, []byte(strings.Replace(manifest, c.from, c.to, 1)), 0o644))
+			out, err := stack.Kubectl(ctx, "apply", "--server-side", "--dry-run=server", "--validate=strict", "-n", releaseNS, "-f", path)
+			require.Error(t, err, name)
+			require.Contains(t, out, c.want, name)
+		}
+	})
+	t.Run("kustomize base with every component", func(t *testing.T) {
+		out := apply(t, kustomizeBuild(t, overlay(t, "ingress", "servicemonitor", "prometheusrule", "networkpolicy", "dashboard")))
+		applied(t, out, "ingress.networking.k8s.io/arcflow-webhook", "service/arcflow-worker-metrics",
+			"servicemonitor.monitoring.coreos.com/arcflow-worker", "servicemonitor.monitoring.coreos.com/arcflow-webhook",
+			"prometheusrule.monitoring.coreos.com/arcflow", "configmap/arcflow-dashboard",
+			"networkpolicy.networking.k8s.io/arcflow-worker", "networkpolicy.networking.k8s.io/arcflow-webhook")
+		require.Equal(t, 17+8, strings.Count(out, "(server dry run)"), out)
+	})
+}
