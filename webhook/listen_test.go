@@ -39,10 +39,10 @@ func TestStalledBodiesAreCutWhileDeliveriesAreAnswered(t *testing.T) {
 	conns := make([]net.Conn, stalled)
 	opened := make([]time.Time, stalled)
 	for i := range conns {
+		opened[i] = time.Now() // before the dial: the server may start reading before Dial returns
 		c, err := net.Dial("tcp", addr)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = c.Close() })
-		opened[i] = time.Now()
 		_, err = c.Write(request)
 		require.NoError(t, err)
 		conns[i] = c
@@ -85,17 +85,17 @@ func TestStalledBodiesAreCutWhileDeliveriesAreAnswered(t *testing.T) {
 	for range conns {
 		require.NoError(t, <-errs, "the server closes a stalled connection")
 	}
-	var slowest time.Duration
+	fastest, slowest := time.Hour, time.Duration(0)
 	for i := range conns {
 		held := cut[i].Sub(opened[i])
-		slowest = max(slowest, held)
+		fastest, slowest = min(fastest, held), max(slowest, held)
 		require.True(t, answered.Before(cut[i]), "the delivery was answered while connection %d stalled", i)
-		// The server's deadline starts after the dial, so held is at least the timeout.
+		// The server's deadline starts after the dial began, so held is at least the timeout.
 		require.GreaterOrEqual(t, held, readTimeout)
 		require.Less(t, held, readTimeout+time.Second, "connection %d cut at the read timeout", i)
 		require.True(t, bytes.HasPrefix(replies[i], []byte("HTTP/1.1 400 ")), "%q", replies[i])
 	}
-	t.Logf("%d stalled connections cut after at most %v (read timeout %v)", stalled, slowest, readTimeout)
+	t.Logf("%d stalled connections cut %v to %v after they opened (read timeout %v)", stalled, fastest, slowest, readTimeout)
 	require.Len(t, rec.signals, 1)
 	require.Equal(t, float64(stalled), testutil.ToFloat64(s.metrics.deliveries.WithLabelValues("workflow_job", "unreadable")))
 }
