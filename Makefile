@@ -19,7 +19,7 @@ help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: tools
-tools: ## Build etcd, Kubernetes, kwok, the Temporal CLI and server, controller-gen, helm, promtool; install chromium and PostgreSQL (cached outside the clone).
+tools: ## Build etcd, Kubernetes, kwok, the Temporal CLI and server, controller-gen, helm, promtool, helm-docs; install chromium and PostgreSQL (cached outside the clone).
 	@bash scripts/tools.sh all
 
 .PHONY: build

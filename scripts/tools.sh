@@ -18,6 +18,8 @@ HELM_VERSION=v3.22.0
 # promtool checks and unit-tests the alert rules in deploy/monitoring (Prometheus
 # 3.16.0; the module's versions are v0.<minor>.<patch>).
 PROMTOOL_VERSION=v0.316.0
+# helm-docs writes the chart's README from the comments in values.yaml.
+HELM_DOCS_VERSION=v1.14.2
 # The server version the Temporal CLI above embeds, for TEMPORAL=cluster.
 TEMPORAL_SERVER_VERSION=v1.29.1
 
@@ -144,6 +146,7 @@ temporal) go_install temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_
 controller-gen) go_install controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen "$CONTROLLER_GEN_VERSION" ;;
 helm) go_install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" ;;
 promtool) go_install promtool github.com/prometheus/prometheus/cmd/promtool "$PROMTOOL_VERSION" ;;
+helm-docs) go_install helm-docs github.com/norwoodj/helm-docs/cmd/helm-docs "$HELM_DOCS_VERSION" ;;
 chromium) browser ;;
 temporal-server) temporal_server ;;
 postgres) postgres ;;
@@ -156,8 +159,9 @@ all)
 	go_install controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen "$CONTROLLER_GEN_VERSION"
 	go_install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION"
 	go_install promtool github.com/prometheus/prometheus/cmd/promtool "$PROMTOOL_VERSION"
+	go_install helm-docs github.com/norwoodj/helm-docs/cmd/helm-docs "$HELM_DOCS_VERSION"
 	temporal_server
 	if ! wait "$apt_pid"; then cat "$cache/apt-install.log" >&2; exit 1; fi
 	;;
-*) echo "usage: $0 [all|kube|temporal|temporal-server|postgres|controller-gen|helm|promtool|chromium]" >&2; exit 2 ;;
+*) echo "usage: $0 [all|kube|temporal|temporal-server|postgres|controller-gen|helm|promtool|helm-docs|chromium]" >&2; exit 2 ;;
 esac
