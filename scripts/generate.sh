@@ -23,3 +23,8 @@ if [ "$out" = "$root" ]; then
 	# chart's template (with the helm of make tools).
 	go test -count=1 -run '^TestGeneratedAlertRules$' ./deploy -args -update >/dev/null
 fi
+# The chart's README: its values table from the "# --" comments in values.yaml
+# (helm-docs of make tools; make lint checks it is current).
+if [ "$out" = "$root" ]; then
+	"$root/.tools/bin/helm-docs" --chart-search-root deploy/helm --skip-version-footer --log-level warning
+fi
