@@ -1,0 +1,216 @@
+package docscheck
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Paths of the files the checks read, relative to the repository root.
+const (
+	ConfigurationDoc = "docs/configuration.md"
+	OperationsDoc    = "docs/operations.md"
+	ChartReadme      = "deploy/helm/arcflow/README.md"
+	AlertRules       = "deploy/monitoring/arcflow-alerts.yaml"
+	// ReadmeMaxLines keeps the README an index, not a manual.
+	ReadmeMaxLines = 160
+)
+
+// Repo is the repository's documentation and what it is checked against.
+type Repo struct {
+	Root string
+	// Help maps each command of Commands to its `arcflow <command> --help`.
+	Help map[string]string
+	// HelmDocs is what helm-docs generates for the chart's README.
+	HelmDocs string
+}
+
+var (
+	makeTargetRe = regexp.MustCompile(`(?m)^([a-zA-Z0-9_-]+):`)
+	codeEnvRe    = regexp.MustCompile(`"([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|KUBECONFIG|GOGC)"`)
+	annotationRe = regexp.MustCompile(`arcflow\.dev/[a-z0-9-]+`)
+)
+
+// guideDoc reports whether a Markdown file is user documentation, whose
+// blocks and paths are checked (links are checked in every file).
+func guideDoc(name string) bool {
+	return name == "README.md" || strings.HasPrefix(name, "docs/") || name == ChartReadme
+}
+
+// Check runs every check and returns the problems found.
+func (r Repo) Check() ([]Problem, error) {
+	docs, err := r.markdown()
+	if err != nil {
+		return nil, err
+	}
+	files := Files{Docs: docs, Exists: r.exists}
+	out := CheckLinks(files)
+
+	rules, err := r.read(AlertRules)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, CheckRunbooks(files, AlertRules, rules)...)
+
+	help := map[string]map[string]Flag{}
+	for _, cmd := range Commands {
+		help[cmd] = ParseHelp(r.Help[cmd])
+	}
+	config, ok := docs[ConfigurationDoc]
+	if !ok {
+		return append(out, Problem{File: ConfigurationDoc, Msg: "missing"}), nil
+	}
+	out = append(out, CheckFlags(ConfigurationDoc, FlagRows(config), help)...)
+
+	codeEnv, err := r.grep(codeEnvRe, 1, "cmd/arcflow/*.go", "github/config.go")
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, CheckNames(ConfigurationDoc, "environment variable", codeEnv, EnvRows(config))...)
+
+	apiAnnotations, err := r.grep(annotationRe, 0, "api/v1alpha1/*.go")
+	if err != nil {
+		return nil, err
+	}
+	known, err := r.grep(annotationRe, 0, "api/v1alpha1/*.go", "activities/*.go", "workflows/*.go", "worker/*.go", "webhook/*.go")
+	if err != nil {
+		return nil, err
+	}
+	configText := strings.Join(config.Lines, "\n")
+	for _, name := range sortedKeys(apiAnnotations) {
+		if !strings.Contains(configText, name) {
+			out = append(out, Problem{File: ConfigurationDoc, Msg: "annotation " + name + " is not documented"})
+		}
+	}
+
+	makefile, err := r.read("Makefile")
+	if err != nil {
+		return nil, err
+	}
+	ctx := BlockContext{Help: help, MakeTargets: map[string]bool{}, Exists: r.exists, Read: func(p string) (string, bool) {
+		text, err := r.read(p)
+		return text, err == nil
+	}}
+	for _, m := range makeTargetRe.FindAllStringSubmatch(makefile, -1) {
+		ctx.MakeTargets[m[1]] = true
+	}
+	for _, name := range sortedKeys(docs) {
+		d := docs[name]
+		if !guideDoc(name) {
+			continue
+		}
+		out = append(out, CheckBlocks(d, ctx)...)
+		out = append(out, CheckLocalPaths(d)...)
+		for i, line := range d.Prose {
+			for _, a := range annotationRe.FindAllString(line, -1) {
+				if _, ok := known[a]; !ok {
+					out = append(out, Problem{File: name, Line: i + 1, Msg: "annotation " + a + ": the code has no such annotation or label"})
+				}
+			}
+		}
+	}
+	if readme, ok := docs["README.md"]; ok && len(readme.Lines) > ReadmeMaxLines {
+		out = append(out, Problem{File: "README.md", Msg: "longer than " + strconv.Itoa(ReadmeMaxLines) + " lines: move the detail into docs/"})
+	}
+	if chart, ok := docs[ChartReadme]; !ok || normalize(strings.Join(chart.Lines, "\n")) != normalize(r.HelmDocs) {
+		out = append(out, Problem{File: ChartReadme, Msg: "not what helm-docs generates from values.yaml: run make generate"})
+	}
+	return out, nil
+}
+
+// EnvRows collects the environment variable names in the Environment (or
+// Variable) column of d's tables, with the line of each.
+func EnvRows(d *Doc) map[string]int {
+	names := map[string]int{}
+	col := -1
+	for i, line := range d.Lines {
+		if t := strings.TrimSpace(line); !strings.HasPrefix(t, "|") || d.Prose[i] == "" {
+			col = -1
+			continue
+		}
+		cells := splitRow(line)
+		if col == -1 {
+			col = -2 // a table without such a column
+			for j, c := range cells {
+				if h := strings.ToLower(strings.TrimSpace(c)); h == "environment" || h == "variable" {
+					col = j
+				}
+			}
+			continue
+		}
+		if col < 0 || col >= len(cells) {
+			continue
+		}
+		for _, m := range codeCellRe.FindAllStringSubmatch(cells[col], -1) {
+			for _, name := range envNameRe.FindAllString(m[1], -1) {
+				if _, seen := names[name]; !seen {
+					names[name] = i + 1
+				}
+			}
+		}
+	}
+	return names
+}
+
+// markdown parses every Markdown file of the repository outside hidden
+// directories (tool caches, stacks, results).
+func (r Repo) markdown() (map[string]*Doc, error) {
+	docs := map[string]*Doc{}
+	err := filepath.WalkDir(r.Root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() && p != r.Root && strings.HasPrefix(e.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if e.IsDir() || !strings.HasSuffix(p, ".md") {
+			return nil
+		}
+		rel, _ := filepath.Rel(r.Root, p)
+		rel = filepath.ToSlash(rel)
+		text, err := r.read(rel)
+		if err != nil {
+			return err
+		}
+		docs[rel] = Parse(rel, text)
+		return nil
+	})
+	return docs, err
+}
+
+// grep collects the matches (group) of re in the non-test Go files of globs.
+func (r Repo) grep(re *regexp.Regexp, group int, globs ...string) (map[string]int, error) {
+	found := map[string]int{}
+	for _, g := range globs {
+		paths, err := filepath.Glob(filepath.Join(r.Root, g))
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			if strings.HasSuffix(p, "_test.go") {
+				continue
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, err
+			}
+			for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+				found[m[group]]++
+			}
+		}
+	}
+	return found, nil
+}
+
+func (r Repo) read(p string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(r.Root, filepath.FromSlash(p)))
+	return string(b), err
+}
+
+func (r Repo) exists(p string) bool {
+	_, err := os.Stat(filepath.Join(r.Root, filepath.FromSlash(p)))
+	return err == nil
+}
