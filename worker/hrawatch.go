@@ -34,6 +34,11 @@ func (w *ResourceWatcher) upsertHRA(ctx context.Context, u *unstructured.Unstruc
 				w.recheckLater(ctx, kindHRA, u)
 				return
 			}
+			release, blocked := w.arcHold(ctx, kindHRA, u, hra.UnsupportedFields())
+			defer release()
+			if blocked {
+				return
+			}
 			err = w.signalAutoscaler(ctx, &hra, spec)
 		}
 	}

@@ -51,9 +51,13 @@ type ResourceWatcher struct {
 	Credentials CredentialsChecker
 	// VolumeIdleTimeout is how long a RunnerSet keeps a free volume slot.
 	VolumeIdleTimeout time.Duration
+	// ARC, when set, holds every pool and autoscaler back while ARC's
+	// controller-manager runs (see arcgate.go).
+	ARC *ARCController
 
 	hras, rds, rss cache.GenericLister
 	rechecks       rechecks
+	arcGate        arcGate
 }
 
 var resourceOf = map[string]schema.GroupVersionResource{
@@ -74,6 +78,9 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 	w.hras, w.rds, w.rss = listers[kindHRA], listers[v1alpha1.KindRunnerDeployment], listers[v1alpha1.KindRunnerSet]
 	w.Metrics.use(w.hras, w.rds, w.rss)
 	defer w.Metrics.use(nil, nil, nil)
+	if w.ARC != nil {
+		w.startARCGate(ctx)
+	}
 	for _, kindName := range []string{v1alpha1.KindRunnerDeployment, v1alpha1.KindRunnerSet, kindHRA} {
 		_, err := informers[kindName].AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc: func(obj any) { w.upsert(ctx, kindName, obj) },
@@ -99,6 +106,9 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 	defer wait()
 	if !synced {
 		return errors.New("resource watcher: caches did not sync")
+	}
+	if w.ARC != nil {
+		go w.watchARC(ctx)
 	}
 	<-ctx.Done()
 	return nil
@@ -128,6 +138,11 @@ func (w *ResourceWatcher) upsert(ctx context.Context, kind string, obj any) {
 		return
 	}
 	spec.RegistrationOnly = u.GetAnnotations()[v1alpha1.RegistrationOnlyAnnotation] == "true"
+	release, blocked := w.arcHold(ctx, kind, u, nil)
+	defer release()
+	if blocked {
+		return
+	}
 	id := contract.PoolWorkflowID(u.GetNamespace(), kind, u.GetName())
 	_, err := w.Temporal.SignalWithStartWorkflow(ctx, id, contract.SignalSpec, spec, client.StartWorkflowOptions{
 		ID: id, TaskQueue: contract.TaskQueue, Memo: contract.PoolMemo(u.GetNamespace(), kind, u.GetName(), spec.Scope.String()),

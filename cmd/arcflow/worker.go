@@ -54,6 +54,7 @@ type workerPart struct {
 	creds   *credentials.Resolver
 	worker  sdkworker.Worker
 	metrics *worker.ResourceMetrics
+	arc     *worker.ARCController
 }
 
 // newWorkerPart builds the worker; a bad GitHub setting fails here, before
@@ -72,13 +73,17 @@ func newWorkerPart(p *process, common *commonFlags, flags *workerFlags) (*worker
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client: %w", err)
 	}
+	arc, err := worker.NewARCController(kube, flags.arcLease, flags.arcPodSelector)
+	if err != nil {
+		return nil, err
+	}
 	// One client per githubAPICredentialsFrom Secret, beside the worker's own.
 	creds := &credentials.Resolver{Kube: kube, Worker: ghConfig, Options: ghOptions}
 	worker.SetStickyCacheSize(flags.stickyCacheSize)
 	w := worker.New(p.temporal,
 		&activities.Kubernetes{Client: kube, Dynamic: p.dynamic, Tokens: gh, Credentials: creds, Defaults: flags.podDefaults},
 		&activities.GitHub{Registry: gh, Jobs: gh, Credentials: creds})
-	return &workerPart{p: p, kube: kube, common: common, flags: flags, gh: gh, creds: creds, worker: w, metrics: worker.NewResourceMetrics(p.reg)}, nil
+	return &workerPart{p: p, kube: kube, common: common, flags: flags, gh: gh, creds: creds, worker: w, metrics: worker.NewResourceMetrics(p.reg), arc: arc}, nil
 }
 
 // run polls Temporal and, while leading, watches Kubernetes, until ctx ends.
@@ -95,6 +100,7 @@ func (wp *workerPart) run(ctx context.Context) error {
 			Kube: wp.kube, Dynamic: wp.p.dynamic, Temporal: wp.p.temporal, RunnerURL: wp.gh.RunnerURL(),
 			Namespace: ns, Autoscaling: *wp.common.autoscaling, Log: log, Metrics: wp.metrics,
 			RunnerTimings: wp.flags.runnerTimings, Credentials: wp.creds, VolumeIdleTimeout: wp.flags.volumeIdleTimeout,
+			ARC: wp.arc,
 		}
 		errs := make(chan error, 2)
 		go func() { errs <- pods.Run(ctx, 4) }()

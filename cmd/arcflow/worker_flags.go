@@ -20,6 +20,7 @@ type workerFlags struct {
 	stickyCacheSize           int
 	runnerTimings             workflows.RunnerTimings
 	volumeIdleTimeout         time.Duration
+	arcLease, arcPodSelector  string
 }
 
 func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
@@ -46,6 +47,10 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.DurationVar(&w.volumeIdleTimeout, "runnerset-volume-idle-timeout",
 		envDuration("ARCFLOW_RUNNERSET_VOLUME_IDLE_TIMEOUT", workflows.DefaultVolumeIdleTimeout),
 		"how long a RunnerSet keeps a volume slot no runner used before deleting its claims")
+	fs.StringVar(&w.arcLease, "arc-controller-lease", envOr("ARCFLOW_ARC_CONTROLLER_LEASE", worker.DefaultARCControllerLease),
+		"namespace/name of ARC's leader-election Lease: while ARC's controller-manager holds it, or runs pods matching --arc-controller-pod-selector in that namespace, arcflow starts no pool or autoscaler (empty disables the check)")
+	fs.StringVar(&w.arcPodSelector, "arc-controller-pod-selector", envOr("ARCFLOW_ARC_CONTROLLER_POD_SELECTOR", worker.DefaultARCControllerPodSelector),
+		"label selector of ARC's controller-manager pods, for ARC running without leader election (empty: only the Lease counts)")
 	return w
 }
 
