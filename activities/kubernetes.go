@@ -90,6 +90,9 @@ type PodRef struct {
 	Kind string `json:",omitempty"`
 	// JobPods: a kubernetes-mode runner, whose job pods and Secrets go too.
 	JobPods bool `json:",omitempty"`
+	// ARC: a runner adopted from ARC, whose finalizers, Runner object and
+	// emptied RunnerReplicaSet go too.
+	ARC bool `json:",omitempty"`
 }
 
 // DeleteRunnerPod deletes a runner's pod and its token Secret. Both being gone
@@ -102,6 +105,15 @@ func (k *Kubernetes) DeleteRunnerPod(ctx context.Context, ref PodRef) error {
 			return fmt.Errorf("delete runner statefulset %s/%s: %w", ref.Namespace, name, err)
 		}
 	}
+	if ref.ARC {
+		return k.releaseARCRunner(ctx, ref)
+	}
+	return k.deletePodAndSecret(ctx, ref)
+}
+
+// deletePodAndSecret deletes a runner's pod (of its UID), its token Secret and,
+// in kubernetes container mode, its job pods.
+func (k *Kubernetes) deletePodAndSecret(ctx context.Context, ref PodRef) error {
 	opts := metav1.DeleteOptions{}
 	if ref.UID != "" {
 		uid := types.UID(ref.UID)

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -108,7 +109,8 @@ func TestSignedQueuedDeliverySignalsTheAutoscaler(t *testing.T) {
 	require.Equal(t, "scaled ci/hello by +1", resp.Body.String())
 	require.Equal(t, []string{"hra/ci/hello"}, rec.ids)
 	require.Equal(t, contract.JobEvent{DeliveryID: "delivery-1", JobID: 289782451, Action: "queued", Repository: "Codertocat/Hello-World",
-		Overflow: []string{"hra/ci/spare"}}, rec.signals[0], "a queued job names where it may spill over")
+		QueuedAt: time.Date(2021, time.September, 13, 2, 21, 13, 0, time.UTC), Overflow: []string{"hra/ci/spare"}}, rec.signals[0],
+		"a queued job names where it may spill over, and when GitHub queued it")
 	require.Equal(t, 1.0, testutil.ToFloat64(s.metrics.deliveries.WithLabelValues("workflow_job", "accepted")))
 	_ = reg
 }

@@ -36,6 +36,9 @@ func AutoscalerWorkflow(ctx workflow.Context, in AutoscalerInput) error {
 		a.state = AutoscalerState{Spec: in.Spec}
 	}
 	a.state.Spec = a.state.Spec.WithDefaults()
+	if a.state.Since.IsZero() {
+		a.state.Since = workflow.Now(ctx)
+	}
 	a.jobs = workflow.GetSignalChannel(ctx, contract.SignalJob)
 	a.batches = workflow.GetSignalChannel(ctx, contract.SignalJobs)
 	a.specs = workflow.GetSignalChannel(ctx, contract.SignalSpec)
@@ -108,7 +111,7 @@ func (a *autoscalerRun) decide(ctx workflow.Context) time.Time {
 
 	out := DesiredReplicas(DesiredInput{
 		Now: now, Min: minReplicas, Max: spec.Max, Suggested: s.Suggested,
-		Reserved: len(s.Reservations.Active) + manualReservations(spec, now, &wake), IdleRunners: spec.IdleRunners,
+		Reserved: len(s.Reservations.Active) + manualReservations(spec, s.ReleasedCapacity, now, &wake), IdleRunners: spec.IdleRunners,
 		PreviousDesired: s.Desired, LastScaleOut: s.LastScaleOut, ScaleDownDelay: spec.ScaleDownDelay, Force: s.Force,
 	})
 	if out.ScaledOut {
@@ -138,16 +141,16 @@ func (a *autoscalerRun) minReplicas(now time.Time) int {
 	return minReplicasOf(a.state.Spec, schedule)
 }
 
-// manualReservations counts the spec's capacityReservations in force now, and adds
-// their boundaries to the wake-ups.
-func manualReservations(spec contract.AutoscalerSpec, now time.Time, wake *[]time.Time) int {
+// manualReservations counts the spec's capacityReservations in force now, less
+// what completions released of them, and adds their boundaries to the wake-ups.
+func manualReservations(spec contract.AutoscalerSpec, released map[string]int, now time.Time, wake *[]time.Time) int {
 	n := 0
 	for _, r := range spec.Capacity {
 		switch {
 		case now.Before(r.EffectiveTime.Time):
 			*wake = append(*wake, r.EffectiveTime.Time)
 		case now.Before(r.ExpirationTime.Time):
-			n += r.Replicas
+			n += max(r.Replicas-released[capacityKey(r)], 0)
 			*wake = append(*wake, r.ExpirationTime.Time)
 		}
 	}

@@ -28,6 +28,12 @@ type AutoscalerState struct {
 	LastScaleOut time.Time
 	Suggested    *int        `json:",omitempty"`
 	Force        *ForceScale `json:",omitempty"`
+	// Since is when the autoscaler first ran; a job queued before it was
+	// reserved by whatever scaled the pool then (ARC).
+	Since time.Time `json:",omitzero"`
+	// ReleasedCapacity counts, per capacityReservations entry (capacityKey),
+	// the replicas completions of such jobs released, as ARC would have.
+	ReleasedCapacity map[string]int `json:",omitempty"`
 	// Finished are the runners whose jobs completed since the last scale
 	// request, for the next one (ScaleRequest.Finished); at most maxFinished.
 	Finished []string `json:",omitempty"`

@@ -55,6 +55,9 @@ func PoolWorkflow(ctx workflow.Context, in PoolInput) error {
 		return err
 	}
 	log := workflow.GetLogger(ctx)
+	if in.State == nil && workflow.GetVersion(ctx, adoptARCVersion, workflow.DefaultVersion, 1) >= 1 {
+		p.adoptARCRunners(ctx)
+	}
 
 	for {
 		plan := p.plan(ctx)

@@ -31,6 +31,8 @@ type PoolRunner struct {
 	Finishing bool `json:",omitempty"`
 	// RegistrationOnly: the pool's offline placeholder runner, not counted as capacity.
 	RegistrationOnly bool `json:",omitempty"`
+	// Adopted: a runner ARC left, which the pool took over (pool_adopt.go).
+	Adopted bool `json:",omitempty"`
 }
 
 // PoolView is what planPool decides from. Busy is what GitHub last said; nil

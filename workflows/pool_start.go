@@ -27,18 +27,29 @@ func (p *poolRun) startsInOneActivity(ctx workflow.Context) bool {
 // startRunners starts the runner workflows of one decision in one activity and
 // records them as starting until it returns.
 func (p *poolRun) startRunners(ctx workflow.Context, runners []PoolRunner) {
+	p.startRunnersWith(ctx, runners, func(r PoolRunner) RunnerInput { return p.runnerInput(ctx, r.Name, r.RegistrationOnly) })
+}
+
+// startRunnersWith starts runner workflows in one activity, each with its input.
+func (p *poolRun) startRunnersWith(ctx workflow.Context, runners []PoolRunner, inputOf func(PoolRunner) RunnerInput) {
 	spec := p.state.Spec
 	starts := make([]activities.WorkflowStart, 0, len(runners))
 	for _, r := range runners {
-		input, err := json.Marshal(p.runnerInput(ctx, r.Name, r.RegistrationOnly))
+		in := inputOf(r)
+		input, err := json.Marshal(in)
 		if err != nil { // RunnerInput is plain data; this cannot fail
 			panic(err)
 		}
-		starts = append(starts, activities.WorkflowStart{
+		start := activities.WorkflowStart{
 			ID: contract.RunnerWorkflowID(spec.Namespace, r.Name), Type: "RunnerWorkflow", TaskQueue: contract.TaskQueue, Input: input,
 			Memo:     contract.RunnerMemo(spec.Namespace, r.Name, spec.Kind, spec.Name, spec.Scope.String()),
 			Keywords: runnerKeywords(spec, r.Name), TaskTimeout: RunnerTaskTimeout,
-		})
+		}
+		if in.Adopted != nil {
+			start.Memo["adoptedFrom"] = "ARC"
+			start.Keywords[contract.SearchAttrRunnerState.GetName()] = string(PhaseAdopted)
+		}
+		starts = append(starts, start)
 	}
 	started := workflow.ExecuteActivity(kubeOptions(ctx), temporalCalls.StartWorkflows, starts)
 	for _, r := range runners {

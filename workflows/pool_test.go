@@ -30,11 +30,18 @@ type poolTest struct {
 	// starts is the number of runners each StartWorkflows call started.
 	starts  []int
 	stopped []string
+	// adopted are the starts of runners taken over from ARC.
+	adopted []adoptedStart
 	busy    map[string]bool
 	// phases are the runners' pod phases; a runner not listed is Running.
 	phases map[string]corev1.PodPhase
 	status activities.PoolStatus
 	events []string
+}
+
+type adoptedStart struct {
+	in    RunnerInput
+	start activities.WorkflowStart
 }
 
 type createdRunner struct {
@@ -62,6 +69,10 @@ func newPoolTest(t *testing.T) *poolTest {
 				require.Equal(t, contract.RunnerWorkflowID("ci", in.Pod.Name), st.ID)
 				require.Equal(t, "RunnerWorkflow", st.Type)
 				require.Equal(t, in.Pod.Name, st.Keywords[contract.SearchAttrRunnerName.GetName()])
+				if in.Adopted != nil {
+					pt.adopted = append(pt.adopted, adoptedStart{in, st})
+					continue
+				}
 				pt.created = append(pt.created, createdRunner{in.Pod.Name, in.Pod.TemplateHash, pt.env.Now().Sub(pt.start), in.RegistrationOnly, in.Pod.VolumeSlot})
 			}
 			pt.starts = append(pt.starts, len(starts))

@@ -35,9 +35,12 @@ import (
 // RunnerWorkflow runs one runner. Its ID is RunnerWorkflowID(namespace, name).
 func RunnerWorkflow(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
 	r := &runnerRun{in: in, timings: in.Timings.withDefaults()}
-	if in.State != nil {
+	switch {
+	case in.State != nil:
 		r.state = *in.State
-	} else {
+	case in.Adopted != nil:
+		r.state = RunnerState{Phase: PhaseAdopted, Since: workflow.Now(ctx), RunnerID: in.Adopted.RunnerID, Pod: in.Adopted.Pod}
+	default:
 		r.state = RunnerState{Phase: PhaseCreating, Since: workflow.Now(ctx)}
 	}
 	r.podSignals = workflow.GetSignalChannel(ctx, contract.SignalPod)
@@ -46,7 +49,7 @@ func RunnerWorkflow(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
 		return RunnerDone{}, err
 	}
 	if r.local() && in.State == nil {
-		r.published = PhaseCreating // set by the start (runnerKeywords)
+		r.published = r.state.Phase // set by the start (runnerKeywords)
 	}
 	if !r.local() {
 		r.publishPhase(ctx)
@@ -91,6 +94,8 @@ func (r *runnerRun) step(ctx workflow.Context) error {
 	switch r.state.Phase {
 	case PhaseCreating:
 		return r.create(ctx)
+	case PhaseAdopted:
+		r.takeOver(ctx)
 	case PhaseRegistering:
 		return r.awaitRegistration(ctx)
 	case PhaseIdle:

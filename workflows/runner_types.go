@@ -13,6 +13,9 @@ type RunnerPhase string
 // Runner phases.
 const (
 	PhaseCreating      RunnerPhase = "Creating"
+	// PhaseAdopted is a runner ARC left, taken over by its pool; it goes on
+	// as Idle, Registering or leaving, as its pod and registration say.
+	PhaseAdopted RunnerPhase = "Adopted"
 	PhaseRegistering   RunnerPhase = "Registering"
 	PhaseIdle          RunnerPhase = "Idle"
 	PhaseBusy          RunnerPhase = "Busy"
@@ -47,6 +50,9 @@ type RunnerInput struct {
 	// until stopped; for pools scaled to zero on GitHub servers that drop jobs with
 	// no runner at all.
 	RegistrationOnly bool `json:",omitempty"`
+	// Adopted, when set, is the runner ARC left that this workflow takes over:
+	// it creates no pod, and its end removes ARC's objects too.
+	Adopted *activities.ARCRunner `json:",omitempty"`
 	// State carries a run's state across continue-as-new; nil on the first run.
 	State *RunnerState `json:",omitempty"`
 	// Revision is the code path the runner was started on (RunnerRevision*). It

@@ -53,6 +53,9 @@ func (a *autoscalerRun) applyJob(ev contract.JobEvent, now time.Time) {
 		s.Outbox = append(s.Outbox, passOn(ev))
 		return
 	}
+	if a.releasesImportedCapacity(ev, now) {
+		a.releaseImportedCapacity(now)
+	}
 	s.Reservations.Apply(ev, now, s.Spec.TriggerDuration)
 }
 
@@ -69,7 +72,7 @@ func passOn(ev contract.JobEvent) Forward {
 func (a *autoscalerRun) atMax(now time.Time) bool {
 	s := &a.state
 	var boundaries []time.Time
-	need := a.minReplicas(now) + len(s.Reservations.Active) + manualReservations(s.Spec, now, &boundaries)
+	need := a.minReplicas(now) + len(s.Reservations.Active) + manualReservations(s.Spec, s.ReleasedCapacity, now, &boundaries)
 	if s.Suggested != nil {
 		need = max(need, *s.Suggested)
 	}

@@ -1,5 +1,7 @@
 package contract
 
+import "time"
+
 // JobEvent is the payload of the autoscaler's job signal: one workflow_job
 // delivery, as the webhook server accepted it.
 type JobEvent struct {
@@ -12,6 +14,10 @@ type JobEvent struct {
 	// RunnerName is the runner a completed job ran on (workflow_job.runner_name),
 	// which the autoscaler passes to its pool as finishing.
 	RunnerName string `json:"runnerName,omitempty"`
+	// QueuedAt is when GitHub queued the job (workflow_job.created_at): a
+	// completion of a job queued before the autoscaler first ran is one whose
+	// reservation ARC made, if it took over from ARC.
+	QueuedAt time.Time `json:"queuedAt,omitzero"`
 	// Overflow lists the workflow IDs of the other autoscalers that match a
 	// queued job, in the order they are tried: an autoscaler whose pool is at
 	// maxReplicas passes the job to the first of them (spill-over), and sends

@@ -86,6 +86,11 @@ func (k *fakeKubernetes) GetRunnerPod(_ context.Context, ref activities.PodRef) 
 	return activities.PodState{UID: podUID(ref.Name), Exists: true, Phase: "Running"}, nil
 }
 
+// ARCRunners: the fake world never ran ARC.
+func (k *fakeKubernetes) ARCRunners(context.Context, activities.ARCRunnersInput) ([]activities.ARCRunner, error) {
+	return nil, nil
+}
+
 // RunnerPodPhases: every pod of the fake world runs.
 func (k *fakeKubernetes) RunnerPodPhases(_ context.Context, in activities.RunnerPodPhasesInput) (map[string]corev1.PodPhase, error) {
 	k.w.mu.Lock()

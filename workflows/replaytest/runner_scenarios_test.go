@@ -140,7 +140,8 @@ func runnerScenarios() []runnerScenario {
 	// 40 events for an ephemeral runner's life.
 	for _, sc := range scenarios {
 		switch sc.name {
-		case "runner-ephemeral-job-done", "runner-stop-idle", "runner-registration-timeout", "runner-pod-deleted", "runner-busy-ephemeral":
+		case "runner-ephemeral-job-done", "runner-stop-idle", "runner-registration-timeout", "runner-pod-deleted", "runner-busy-ephemeral",
+			"runner-stop-while-registering":
 			scenarios = append(scenarios, onLocalRevision(sc, 40))
 		}
 	}
@@ -230,6 +231,22 @@ func activityRunnerScenarios() []runnerScenario {
 				StopRequested: true, StopReason: "scale-down",
 			}
 			return in
+		},
+	}, {
+		// Stopped while its pod runs and it has not registered yet: it waits
+		// to be listed (the stop-awaits-registration version), then is removed.
+		name: "runner-stop-while-registering", reason: workflows.EndStopped,
+		prepare: func(name string) { fakes.set(fakes.neverRegister, name, true) },
+		in: func(name string) workflows.RunnerInput {
+			in := runnerIn(name, true)
+			in.Timings.RegistrationTimeout = time.Minute
+			return in
+		},
+		drive: func(r *recorder, id, name, _ string) {
+			r.signal(id, contract.SignalPod, running(name, "1", true))
+			r.signal(id, contract.SignalStop, workflows.StopRequest{Reason: "scale-down"})
+			waitState(r, id, "stop requested", func(s workflows.RunnerState) bool { return s.StopRequested })
+			fakes.set(fakes.neverRegister, name, false)
 		},
 	}, {
 		// A runner that polls long enough to continue as new, then registers.

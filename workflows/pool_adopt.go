@@ -1,0 +1,61 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/arcflow/arcflow/activities"
+)
+
+// adoptARCVersion marks pools that take over the runners ARC left when they
+// first start (issue 22): a pool that did not is replayed without the call.
+const adoptARCVersion = "adopt-arc-runners"
+
+// arcTemplateHash marks adopted static runners: ARC's pod spec is not the
+// pool's, so a rollout replaces them once new runners are registered.
+// Ephemeral ones count as current: they leave after one job anyway.
+const arcTemplateHash = "arc"
+
+// adoptARCRunners takes over the runners ARC's controllers left for this
+// pool, before its first decision, so they count as its capacity from the
+// start: the fleet stays within maxReplicas during the handover, and no
+// runner is created for a job one of them already runs. Each becomes a
+// runner workflow of its own (RunnerInput.Adopted), which lets a busy one
+// finish its job, removes an idle one from GitHub before its pod when the
+// pool stops it, and removes ARC's finalizers and objects at its end.
+func (p *poolRun) adoptARCRunners(ctx workflow.Context) {
+	spec := p.state.Spec
+	var found []activities.ARCRunner
+	in := activities.ARCRunnersInput{Namespace: spec.Namespace, Kind: spec.Kind, Name: spec.Name}
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.ARCRunners, in).Get(ctx, &found); err != nil {
+		workflow.GetLogger(ctx).Error("cannot look for runners ARC left; none adopted", "pool", spec.Name, "error", err)
+		p.events = append(p.events, "AdoptionFailed: cannot look for runners ARC left: "+err.Error())
+		return
+	}
+	if len(found) == 0 {
+		return
+	}
+	byName := map[string]activities.ARCRunner{}
+	var adopted []PoolRunner
+	var names []string
+	for _, r := range found {
+		hash := spec.TemplateHash
+		if !r.Ephemeral {
+			hash = arcTemplateHash
+		}
+		pr := PoolRunner{Name: r.Name, TemplateHash: hash, Created: workflow.Now(ctx), Registered: r.RunnerID != 0, Adopted: true}
+		adopted, names, byName[r.Name] = append(adopted, pr), append(names, r.Name), r
+	}
+	p.state.Runners = append(p.state.Runners, adopted...)
+	p.startRunnersWith(ctx, adopted, func(r PoolRunner) RunnerInput {
+		in := p.runnerInput(ctx, r.Name, false)
+		arc := byName[r.Name]
+		in.Adopted, in.Ephemeral = &arc, arc.Ephemeral
+		in.Pod.JIT = false // ARC registered it with a token
+		return in
+	})
+	p.events = append(p.events, fmt.Sprintf("Adopted: took over %d runner(s) ARC left: %s", len(names), strings.Join(names, ", ")))
+	workflow.GetLogger(ctx).Info("adopted ARC's runners", "pool", spec.Name, "runners", names)
+}
