@@ -12,10 +12,10 @@ type RunnerPhase string
 
 // Runner phases.
 const (
-	PhaseCreating      RunnerPhase = "Creating"
+	PhaseCreating RunnerPhase = "Creating"
 	// PhaseAdopted is a runner ARC left, taken over by its pool; it goes on
 	// as Idle, Registering or leaving, as its pod and registration say.
-	PhaseAdopted RunnerPhase = "Adopted"
+	PhaseAdopted       RunnerPhase = "Adopted"
 	PhaseRegistering   RunnerPhase = "Registering"
 	PhaseIdle          RunnerPhase = "Idle"
 	PhaseBusy          RunnerPhase = "Busy"
