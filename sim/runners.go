@@ -341,6 +341,9 @@ func (r *Runners) VolumeReuse() (started, onUsedVolumes int) {
 // secretValue reads an environment variable that comes from a Secret, as the
 // kubelet would.
 func (r *Runners) secretValue(ctx context.Context, namespace string, env map[string]corev1.EnvVar, name string) (string, error) {
+	if value := env[name].Value; value != "" {
+		return value, nil // ARC's runner pods carry their token in plain env
+	}
 	from := env[name].ValueFrom
 	if from == nil || from.SecretKeyRef == nil {
 		return "", fmt.Errorf("pod has no %s secret reference", name)

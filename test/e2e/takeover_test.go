@@ -1,0 +1,278 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/api/v1alpha1"
+	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/internal/simworld"
+)
+
+// The ARC installation the takeover test starts from: RunnerDeployment arc-app
+// of takeover-org/app, whose RunnerReplicaSet ARC gave six Runners.
+const (
+	takeoverRepo   = "takeover-org/app"
+	takeoverRD     = "arc-app"
+	takeoverRRS    = "arc-app-7xk2q"
+	takeoverHash   = "5d8f9c7b6"
+	arcRunnerCount = 6
+)
+
+func takeoverRunnerDeployment() string {
+	return fmt.Sprintf(`apiVersion: actions.summerwind.dev/v1alpha1
+kind: RunnerDeployment
+metadata:
+  name: %[1]s
+spec:
+  replicas: %[3]d
+  template:
+    spec:
+      repository: %[2]s
+      labels: [linux, %[1]s]
+`, takeoverRD, takeoverRepo, arcRunnerCount)
+}
+
+// takeoverHRA is the HRA as ARC's webhook server left it: three capacity
+// reservations, one per job it saw queued (no job IDs).
+func takeoverHRA(reservedAt time.Time) string {
+	var reservations strings.Builder
+	for i := range 3 {
+		at := reservedAt.Add(time.Duration(i) * time.Second).UTC()
+		fmt.Fprintf(&reservations, "  - effectiveTime: %q\n    expirationTime: %q\n    replicas: 1\n",
+			at.Format(time.RFC3339), at.Add(30*time.Minute).Format(time.RFC3339))
+	}
+	return simworld.WebhookHRA(takeoverRD, v1alpha1.KindRunnerDeployment, 8, 5) + "  capacityReservations:\n" + reservations.String()
+}
+
+// arcRunnerName is the i-th Runner of ARC's RunnerReplicaSet, named as ARC's
+// generateName names them.
+func arcRunnerName(i int) string { return fmt.Sprintf("%s-r%04d", takeoverRRS, i) }
+
+// createARCRunners creates what ARC's controllers keep for a RunnerDeployment:
+// a RunnerReplicaSet owned by it, Runners owned by that with ARC's finalizer,
+// and a pod per Runner owned by it, with ARC's labels, finalizer and its
+// registration token in plain env (ARC puts it there).
+func createARCRunners(t *testing.T, ctx context.Context, dyn dynamic.Interface, w *simworld.World, ns string, rd *unstructured.Unstructured, token string) {
+	controller := func(apiVersion, kind, name string, uid types.UID) []any {
+		return []any{map[string]any{"apiVersion": apiVersion, "kind": kind, "name": name, "uid": string(uid), "controller": true, "blockOwnerDeletion": true}}
+	}
+	labels := map[string]any{activities.LabelRunnerDeployment: takeoverRD, activities.LabelTemplateHash: takeoverHash}
+	rrs := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": v1alpha1.GroupVersion.String(), "kind": "RunnerReplicaSet",
+		"metadata": map[string]any{"name": takeoverRRS, "labels": labels,
+			"ownerReferences": controller(v1alpha1.GroupVersion.String(), "RunnerDeployment", takeoverRD, rd.GetUID())},
+		"spec": map[string]any{"replicas": int64(arcRunnerCount), "selector": map[string]any{"matchLabels": labels},
+			"template": map[string]any{"metadata": map[string]any{"labels": labels},
+				"spec": map[string]any{"repository": takeoverRepo, "labels": []any{"linux", takeoverRD}}}},
+	}}
+	rrs, err := dyn.Resource(activities.ARCRunnerReplicaSetResource).Namespace(ns).Create(ctx, rrs, metav1.CreateOptions{})
+	require.NoError(t, err)
+	for i := range arcRunnerCount {
+		name := arcRunnerName(i)
+		runner := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": v1alpha1.GroupVersion.String(), "kind": "Runner",
+			"metadata": map[string]any{"name": name, "labels": labels, "finalizers": []any{activities.ARCRunnerFinalizer},
+				"annotations":     map[string]any{"sync-time": time.Now().UTC().Format(time.RFC3339)},
+				"ownerReferences": controller(v1alpha1.GroupVersion.String(), "RunnerReplicaSet", takeoverRRS, rrs.GetUID())},
+			"spec": map[string]any{"repository": takeoverRepo, "labels": []any{"linux", takeoverRD}, "ephemeral": true},
+		}}
+		runner, err := dyn.Resource(activities.ARCRunnerResource).Namespace(ns).Create(ctx, runner, metav1.CreateOptions{})
+		require.NoError(t, err)
+		env := []corev1.EnvVar{
+			{Name: "RUNNER_ORG"}, {Name: "RUNNER_REPO", Value: takeoverRepo}, {Name: "RUNNER_ENTERPRISE"},
+			{Name: "RUNNER_LABELS", Value: "linux," + takeoverRD}, {Name: "RUNNER_GROUP"}, {Name: "RUNNER_EPHEMERAL", Value: "true"},
+			{Name: "RUNNER_NAME", Value: name}, {Name: "RUNNER_TOKEN", Value: token}, {Name: "GITHUB_URL", Value: w.GitHub.URL + "/"},
+		}
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Finalizers: []string{activities.ARCPodFinalizer},
+				Labels: map[string]string{activities.LabelRunner: "", activities.LabelRunnerDeployment: takeoverRD, activities.LabelTemplateHash: takeoverHash},
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: v1alpha1.GroupVersion.String(), Kind: "Runner", Name: name, UID: runner.GetUID(),
+					Controller: ptrTrue(), BlockOwnerDeletion: ptrTrue()}}},
+			Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+				Containers: []corev1.Container{{Name: "runner", Image: "summerwind/actions-runner:latest", Env: env}}},
+		}
+		_, err = w.Kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+}
+
+func ptrTrue() *bool { b := true; return &b }
+
+// registrationToken asks the fake GitHub for a registration token, as ARC's
+// runner controller did for the Runners it made.
+func registrationToken(t *testing.T, gh *fake.Server) string {
+	req, err := http.NewRequest(http.MethodPost, gh.URL+"/repos/"+takeoverRepo+"/actions/runners/registration-token", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "token ghp_simulated")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer func() { _ = resp.Body.Close() }()
+	var body struct {
+		Token string `json:"token"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+	require.NotEmpty(t, body.Token)
+	return body.Token
+}
+
+// arcLeft lists what of ARC's is left in the namespace: Runners,
+// RunnerReplicaSets, pods with ARC's finalizers and ARC's runners in GitHub.
+func arcLeft(ctx context.Context, dyn dynamic.Interface, w *simworld.World, ns string) []string {
+	var left []string
+	runners, _ := dyn.Resource(activities.ARCRunnerResource).Namespace(ns).List(ctx, metav1.ListOptions{})
+	for _, r := range runners.Items {
+		left = append(left, "Runner "+r.GetName())
+	}
+	sets, _ := dyn.Resource(activities.ARCRunnerReplicaSetResource).Namespace(ns).List(ctx, metav1.ListOptions{})
+	for _, s := range sets.Items {
+		left = append(left, "RunnerReplicaSet "+s.GetName())
+	}
+	pods, _ := w.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	for _, p := range pods.Items {
+		if strings.HasPrefix(p.Name, takeoverRRS) {
+			left = append(left, fmt.Sprintf("pod %s (finalizers %v)", p.Name, p.Finalizers))
+		}
+	}
+	for _, r := range w.GitHub.Runners() {
+		if strings.HasPrefix(r.Name, takeoverRRS) {
+			left = append(left, "GitHub runner "+r.Name)
+		}
+	}
+	return left
+}
+
+// arcflow takes over a live ARC installation: six runners of ARC's, three
+// running jobs, and ARC's three capacity reservations. While ARC's Lease is
+// renewed arcflow acts on nothing; within 30 s of its expiry it adopts the
+// six, removes the three idle ones (from GitHub first), lets the busy ones
+// finish, releases ARC's reservations as their jobs complete, runs four new
+// jobs on runners of its own, never has more than maxReplicas (8) runner
+// pods, and leaves nothing of ARC's.
+func TestTakeOverALiveARCInstallation(t *testing.T) {
+	const ns = "takeover"
+	const arcNamespace = "takeover-arc-system"
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	stopLease := heldARCLease(t, ctx, arcNamespace, "actions-runner-controller")
+	w := startSimWorld(t, ctx, simworld.Config{
+		Namespace: ns, Orgs: []string{"takeover-org"}, RegisterDelay: 200 * time.Millisecond, Seed: 22,
+		JobDurations: func(j fake.JobInfo) time.Duration {
+			if strings.HasPrefix(j.Name, "arc-") {
+				return 40 * time.Second // ARC's jobs outlast the handover
+			}
+			return 5 * time.Second
+		},
+		Env: []string{"ARCFLOW_ARC_CONTROLLER_LEASE=" + arcNamespace + "/actions-runner-controller"},
+	})
+	_, err := stack.Kubectl(ctx, "apply", "-f", filepath.Join(repoRoot(t), "test", "e2e", "testdata", "arc", "crds.yaml"))
+	require.NoError(t, err)
+	dyn, err := dynamic.NewForConfig(stack.RESTConfig)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		_, err := dyn.Resource(activities.ARCRunnerResource).Namespace(ns).List(ctx, metav1.ListOptions{})
+		return err == nil
+	}, 30*time.Second, 200*time.Millisecond, "ARC's CRDs are served")
+
+	// ARC's state: the RunnerDeployment, its runners registered, three busy.
+	require.NoError(t, w.Apply(ctx, takeoverRunnerDeployment()))
+	rd, err := dyn.Resource(v1alpha1.RunnerDeploymentResource).Namespace(ns).Get(ctx, takeoverRD, metav1.GetOptions{})
+	require.NoError(t, err)
+	createARCRunners(t, ctx, dyn, w, ns, rd, registrationToken(t, w.GitHub))
+	require.Eventually(t, func() bool {
+		n := 0
+		for _, r := range w.GitHub.Runners() {
+			if strings.HasPrefix(r.Name, takeoverRRS) {
+				n++
+			}
+		}
+		return n == arcRunnerCount
+	}, 60*time.Second, 200*time.Millisecond, "ARC's runners registered")
+	for i := range arcRunnerCount { // ARC annotates each pod with its GitHub ID
+		r, ok := w.GitHub.Runner(arcRunnerName(i))
+		require.True(t, ok)
+		patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, activities.ARCRunnerIDAnnotation, strconv.FormatInt(r.ID, 10))
+		_, err := w.Kube.CoreV1().Pods(ns).Patch(ctx, arcRunnerName(i), types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		require.NoError(t, err)
+	}
+	reservedAt := time.Now()
+	for i := range 3 {
+		w.Queue(takeoverRepo, fmt.Sprintf("arc-%d", i), []string{"self-hosted", "linux", takeoverRD})
+	}
+	busyARC := func() int {
+		n := 0
+		for _, j := range w.GitHub.Jobs() {
+			if strings.HasPrefix(j.RunnerName, takeoverRRS) && j.Status == "in_progress" {
+				n++
+			}
+		}
+		return n
+	}
+	require.Eventually(t, func() bool { return busyARC() == 3 }, 30*time.Second, 100*time.Millisecond, "three of ARC's runners run jobs")
+	require.NoError(t, w.Apply(ctx, takeoverHRA(reservedAt)))
+
+	// While ARC's controller holds its Lease, arcflow acts on nothing.
+	require.Eventually(t, func() bool {
+		return acceptedField(ctx, ns, "rdeploy", takeoverRD, "reason") == "ARCControllerActive" &&
+			acceptedField(ctx, ns, "hra", takeoverRD, "reason") == "ARCControllerActive"
+	}, 30*time.Second, 200*time.Millisecond, "arcflow reports ARC's controller as active")
+	peak := simworld.TrackPeak(ctx, 50*time.Millisecond, w.Runners.LivePods)
+	require.Equal(t, arcRunnerCount, len(w.Runners.PodTimes()), "arcflow created no pod while ARC ran")
+
+	// ARC's controller stops: its Lease expires.
+	lastRenewal := stopLease()
+	expiry := lastRenewal.Add(arcLeaseSeconds * time.Second)
+	require.Eventually(t, func() bool {
+		return acceptedField(ctx, ns, "rdeploy", takeoverRD, "status") == "True"
+	}, arcLeaseSeconds*time.Second+30*time.Second, 200*time.Millisecond, "arcflow acts within 30 s of the Lease's expiry")
+	acting := time.Now()
+	require.Eventually(t, func() bool {
+		for _, r := range w.GitHub.Runners() {
+			if strings.HasPrefix(r.Name, takeoverRRS) && !r.Busy {
+				return false
+			}
+		}
+		return true
+	}, 60*time.Second, 200*time.Millisecond, "ARC's idle runners are removed")
+	require.Equal(t, 3, busyARC(), "ARC's busy runners keep their jobs")
+
+	for i := range 4 {
+		w.Queue(takeoverRepo, fmt.Sprintf("new-%d", i), []string{"self-hosted", "linux", takeoverRD})
+	}
+	require.Eventually(t, func() bool {
+		jobs := w.GitHub.Jobs()
+		done := 0
+		for _, j := range jobs {
+			if j.Status == "completed" {
+				done++
+			}
+		}
+		return len(jobs) == 7 && done == 7
+	}, 2*time.Minute, 200*time.Millisecond, "all seven jobs done")
+	for _, j := range w.GitHub.Jobs() {
+		require.Equal(t, "success", j.Conclusion, "job %s", j.Name)
+	}
+	require.Eventually(t, func() bool { return len(arcLeft(ctx, dyn, w, ns)) == 0 }, 90*time.Second, 500*time.Millisecond,
+		"nothing of ARC's is left")
+	require.Eventually(t, func() bool { return w.Runners.LivePods() == 0 }, 90*time.Second, 200*time.Millisecond, "the pool back at zero")
+	livePeak := peak()
+	require.Empty(t, w.Runners.Violations(), "no job interrupted")
+	require.LessOrEqual(t, livePeak, 8, "live runner pods never above maxReplicas")
+	t.Logf("takeover: Lease expired %v after its last renewal; arcflow accepted the RunnerDeployment %v after the expiry; live runner pods at peak %d; %d pods created by arcflow for 4 new jobs; jobs interrupted %d",
+		arcLeaseSeconds*time.Second, acting.Sub(expiry).Round(100*time.Millisecond), livePeak, len(w.Runners.PodTimes())-arcRunnerCount, w.Runners.Interrupted())
+}
