@@ -46,11 +46,14 @@ type ARCController struct {
 	// PodSelector finds ARC's controller-manager pods; empty skips the pods.
 	PodSelector string
 
-	// lastRenew is the Lease's renewTime at the previous check, renewSeenAt
-	// when a check last saw it change. A renewal seen happening is trusted
-	// whatever the clocks say: client-go's leader election counts a lease the
-	// same way, from when it saw the record change.
-	lastRenew, renewSeenAt time.Time
+	// lastRenew is the Lease's renewTime at the previous check, lastRead when
+	// that check read it, and renewedAfter the lastRead before the latest
+	// renewTime change a check saw: ARC renewed after it, by this process's
+	// clock. A renewal seen happening is trusted whatever ARC's clock wrote
+	// (client-go's leader election counts a lease the same way, from when it
+	// saw the record change), and counting from the read before it never
+	// holds arcflow back past the Lease's true expiry.
+	lastRenew, lastRead, renewedAfter time.Time
 }
 
 // NewARCController checks ARC's Lease named "namespace/name" and its pods
@@ -98,6 +101,7 @@ func (c *ARCController) ref() string { return c.Namespace + "/" + c.Lease }
 
 // Check reads ARC's Lease and, unless the Lease shows ARC alive, lists its pods.
 func (c *ARCController) Check(ctx context.Context) (ARCStatus, error) {
+	read := time.Now()
 	lease, err := c.Kube.CoordinationV1().Leases(c.Namespace).Get(ctx, c.Lease, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
@@ -109,26 +113,26 @@ func (c *ARCController) Check(ctx context.Context) (ARCStatus, error) {
 	if lease != nil {
 		renew := leaseRenewTime(lease)
 		if !c.lastRenew.IsZero() && !renew.Equal(c.lastRenew) {
-			c.renewSeenAt = now
+			c.renewedAfter = c.lastRead
 		}
-		c.lastRenew = renew
+		c.lastRenew, c.lastRead = renew, read
 	}
 	var pods []corev1.Pod
-	if c.PodSelector != "" && !arcLeaseStatus(c.ref(), lease, now, c.renewSeenAt).Active {
+	if c.PodSelector != "" && !arcLeaseStatus(c.ref(), lease, now, c.renewedAfter).Active {
 		list, err := c.Kube.CoreV1().Pods(c.Namespace).List(ctx, metav1.ListOptions{LabelSelector: c.PodSelector})
 		if err != nil {
 			return ARCStatus{}, fmt.Errorf("list ARC's pods in %s (%s): %w", c.Namespace, c.PodSelector, err)
 		}
 		pods = list.Items
 	}
-	return arcAlive(c.ref(), lease, c.PodSelector, pods, now, c.renewSeenAt), nil
+	return arcAlive(c.ref(), lease, c.PodSelector, pods, now, c.renewedAfter), nil
 }
 
 // arcAlive is the whole decision from what a check read: the Lease (nil when
-// there is none), ARC's pods, the local time, and when this process last saw
-// the Lease renewed (zero: never).
-func arcAlive(leaseRef string, lease *coordinationv1.Lease, podSelector string, pods []corev1.Pod, now, renewSeenAt time.Time) ARCStatus {
-	if s := arcLeaseStatus(leaseRef, lease, now, renewSeenAt); s.Active || podSelector == "" {
+// there is none), ARC's pods, the local time, and the local time after which
+// this process last saw the Lease renewed (zero: never).
+func arcAlive(leaseRef string, lease *coordinationv1.Lease, podSelector string, pods []corev1.Pod, now, renewedAfter time.Time) ARCStatus {
+	if s := arcLeaseStatus(leaseRef, lease, now, renewedAfter); s.Active || podSelector == "" {
 		return s
 	}
 	return arcPodsStatus(podSelector, pods)
@@ -138,7 +142,7 @@ func arcAlive(leaseRef string, lease *coordinationv1.Lease, podSelector string, 
 // renewTime plus its duration (plus arcClockSkew) is still ahead of now, or
 // this process saw it renewed less than a duration ago. A released Lease
 // (controller-runtime empties the holder) or an expired one is not held.
-func arcLeaseStatus(ref string, lease *coordinationv1.Lease, now, renewSeenAt time.Time) ARCStatus {
+func arcLeaseStatus(ref string, lease *coordinationv1.Lease, now, renewedAfter time.Time) ARCStatus {
 	if lease == nil || lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
 		return ARCStatus{}
 	}
@@ -148,13 +152,13 @@ func arcLeaseStatus(ref string, lease *coordinationv1.Lease, now, renewSeenAt ti
 	}
 	renew := leaseRenewTime(lease)
 	byClock := !renew.IsZero() && renew.Add(duration+arcClockSkew).After(now)
-	bySight := !renewSeenAt.IsZero() && renewSeenAt.Add(duration).After(now)
+	bySight := !renewedAfter.IsZero() && renewedAfter.Add(duration).After(now)
 	if !byClock && !bySight {
 		return ARCStatus{}
 	}
 	ago := max(now.Sub(renew), 0).Round(time.Second)
 	if bySight && !byClock {
-		ago = max(now.Sub(renewSeenAt), 0).Round(time.Second)
+		ago = max(now.Sub(renewedAfter), 0).Round(time.Second)
 	}
 	return ARCStatus{Active: true, Cause: arcCauseLease, Message: fmt.Sprintf(
 		"ARC's controller-manager holds Lease %s (holder %s, renewed %s ago); scale its Deployment to 0 to hand over to arcflow",
