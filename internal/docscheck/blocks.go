@@ -239,15 +239,12 @@ func (c BlockContext) checkCommand(cmd command, realCluster bool) string {
 
 // checkArcflow checks an arcflow command line (after the binary's name).
 func (c BlockContext) checkArcflow(binary string, args []string) string {
-	if binary == "arcflow-webhook" {
-		args = append([]string{"webhook"}, args...)
-	}
 	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" || args[0] == "help" || args[0] == "version" {
 		return ""
 	}
 	flags, ok := c.Help[args[0]]
-	if !ok {
-		return "arcflow " + args[0] + ": no such command"
+	if !ok || (binary == "arcflow-webhook" && args[0] != "webhook") {
+		return binary + " " + args[0] + ": no such command"
 	}
 	for _, a := range args[1:] {
 		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
