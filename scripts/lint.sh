@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gofmt, go vet, generated files that match their sources, the alert rules
-# (promtool), and the Helm chart and kustomize components (go test ./deploy/...).
+# (promtool), the Helm chart and kustomize components (go test ./deploy/...),
+# and the docs (go test ./internal/docscheck/).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -53,5 +54,11 @@ promtool="$root/.tools/bin/promtool"
 # the chart, the dashboard's queries parsed, and a server-side dry run on a local
 # kube-apiserver with the Prometheus Operator's CRDs (see deploy/doc.go).
 go test -count=1 ./deploy/...
+
+# The docs: links and anchors, flags and defaults against --help, environment
+# variables and annotations against the code, every command and manifest block
+# checked or marked, the chart's README as helm-docs writes it, no local paths
+# (see internal/docscheck/doc.go).
+go test -count=1 ./internal/docscheck/
 
 echo "lint: ok"

@@ -17,11 +17,11 @@ func msgs(ps []Problem) []string {
 
 func TestSlugIsGitHubs(t *testing.T) {
 	for heading, want := range map[string]string{
-		"ArcflowWorkerDown":                         "arcflowworkerdown",
-		"A job waits and no runner starts":          "a-job-waits-and-no-runner-starts",
-		"`arcflow worker`, `arcflow all`":           "arcflow-worker-arcflow-all",
-		"Webhook deliveries get 401/503":            "webhook-deliveries-get-401503",
-		"GitHub App or PAT (exact permissions)":     "github-app-or-pat-exact-permissions",
+		"ArcflowWorkerDown":                        "arcflowworkerdown",
+		"A job waits and no runner starts":         "a-job-waits-and-no-runner-starts",
+		"`arcflow worker`, `arcflow all`":          "arcflow-worker-arcflow-all",
+		"Webhook deliveries get 401/503":           "webhook-deliveries-get-401503",
+		"GitHub App or PAT (exact permissions)":    "github-app-or-pat-exact-permissions",
 		"[Linked](x.md) *emphasis* and snake_case": "linked-emphasis-and-snake_case",
 	} {
 		require.Equal(t, want, Slug(heading), heading)
