@@ -1,7 +1,7 @@
 // Command arcflow is the arcflow CLI: `arcflow worker` runs the workflows and the
 // Kubernetes watchers, `arcflow webhook` the GitHub webhook server, `arcflow all`
 // both in one process; `scale`,
-// `status` and `setup` talk to Temporal for a person.
+// `status`, `setup` and `drain` talk to Temporal for a person.
 package main
 
 import (

@@ -119,6 +119,20 @@ func query(ctx context.Context, tc client.Client, id string, into any) error {
 // runnerStatesByPool counts running runner workflows by pool and state, e.g.
 // "Busy 3, Idle 1".
 func runnerStatesByPool(ctx context.Context, tc client.Client, namespace string) (map[string]string, error) {
+	counts, err := runnerCounts(ctx, tc, namespace)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for pool, byState := range counts {
+		out[pool] = formatCounts(byState)
+	}
+	return out, nil
+}
+
+// runnerCounts counts running runner workflows by pool and state, from the
+// ArcflowPool and ArcflowRunnerState search attributes.
+func runnerCounts(ctx context.Context, tc client.Client, namespace string) (map[string]map[string]int, error) {
 	q := "WorkflowType = 'RunnerWorkflow' AND ExecutionStatus = 'Running'"
 	if namespace != "" {
 		q += fmt.Sprintf(" AND WorkflowId STARTS_WITH 'runner/%s/'", namespace)
@@ -145,16 +159,17 @@ func runnerStatesByPool(ctx context.Context, tc client.Client, namespace string)
 			break
 		}
 	}
-	out := map[string]string{}
-	for pool, byState := range counts {
-		var parts []string
-		for state, n := range byState {
-			parts = append(parts, fmt.Sprintf("%s %d", state, n))
-		}
-		sort.Strings(parts)
-		out[pool] = strings.Join(parts, ", ")
+	return counts, nil
+}
+
+// formatCounts writes counts by state as "Busy 3, Idle 1".
+func formatCounts(byState map[string]int) string {
+	var parts []string
+	for state, n := range byState {
+		parts = append(parts, fmt.Sprintf("%s %d", state, n))
 	}
-	return out, nil
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }
 
 func keyword(p *commonpb.Payload) string {
