@@ -90,6 +90,11 @@ func TestParseHelp(t *testing.T) {
 	}, ParseHelp(workerHelp))
 }
 
+func TestParseCommands(t *testing.T) {
+	usage := "usage: arcflow <command> [flags]\n\ncommands:\n  worker    run the worker\n  drain     stop creating runners\n  version   print the version\n\n`arcflow <command> --help` lists a command's flags."
+	require.Equal(t, []string{"worker", "drain"}, ParseCommands(usage))
+}
+
 func TestCheckFlags(t *testing.T) {
 	doc := Parse("docs/configuration.md", strings.Join([]string{
 		"| Flag | Environment | Default | Commands | Meaning |",
@@ -104,7 +109,7 @@ func TestCheckFlags(t *testing.T) {
 		"|---|---|",
 		"| `--not-checked` | a table without Default and Commands columns |",
 	}, "\n"))
-	rows := FlagRows(doc)
+	rows := FlagRows(doc, []string{"worker", "webhook"})
 	require.Len(t, rows, 5)
 	require.Equal(t, []string{"worker", "all"}, rows[0].Commands)
 	require.Equal(t, []string{"ARCFLOW_BATCH_WINDOW"}, rows[0].Env)

@@ -7,8 +7,25 @@ import (
 	"strings"
 )
 
-// Commands are the arcflow commands whose flags docs/configuration.md documents.
-var Commands = []string{"worker", "webhook", "all", "setup", "status", "scale"}
+// ParseCommands reads the command names from `arcflow --help` (the lines
+// under "commands:"), leaving out version, which has no flags.
+func ParseCommands(usage string) []string {
+	var cmds []string
+	in := false
+	for _, line := range strings.Split(usage, "\n") {
+		switch {
+		case strings.TrimSpace(line) == "commands:":
+			in = true
+		case in && strings.HasPrefix(line, "  ") && strings.TrimSpace(line) != "":
+			if name := strings.Fields(line)[0]; name != "version" {
+				cmds = append(cmds, name)
+			}
+		case in:
+			in = len(cmds) == 0
+		}
+	}
+	return cmds
+}
 
 // Flag is one flag as Go's flag package prints it in --help.
 type Flag struct {
@@ -61,9 +78,9 @@ var (
 )
 
 // FlagRows reads every table whose header has the columns Flag, Default and
-// Commands. A Commands cell names commands of Commands, or says "every
-// command".
-func FlagRows(d *Doc) []FlagRow {
+// Commands. A Commands cell names commands, or says "every command" (each of
+// all).
+func FlagRows(d *Doc, all []string) []FlagRow {
 	var rows []FlagRow
 	var cols map[string]int
 	for i, line := range d.Lines {
@@ -99,7 +116,7 @@ func FlagRows(d *Doc) []FlagRow {
 		}
 		row := FlagRow{Line: i + 1, Flag: strings.TrimLeft(m[1], "-"), Default: cell("default")}
 		if c := strings.ToLower(cell("commands")); strings.Contains(c, "every command") {
-			row.Commands = append([]string(nil), Commands...)
+			row.Commands = append([]string(nil), all...)
 		} else {
 			for _, word := range strings.FieldsFunc(c, func(r rune) bool { return r == ',' || r == ' ' || r == '`' }) {
 				row.Commands = append(row.Commands, word)
@@ -175,7 +192,7 @@ func CheckFlags(file string, rows []FlagRow, help map[string]map[string]Flag) []
 	for _, cmd := range sortedKeys(help) {
 		for _, name := range sortedKeys(help[cmd]) {
 			if _, ok := documented[cmd][name]; !ok {
-				out = append(out, Problem{File: file, Msg: "arcflow " + cmd + " --" + name + " (from --help) is not in a flags table"})
+				out = append(out, Problem{File: file, Msg: "arcflow " + cmd + " " + dashed(name) + " (from --help) is not in a flags table"})
 			}
 		}
 	}
@@ -206,4 +223,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// dashed writes a flag as the docs do: -n, --namespace.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }

@@ -22,8 +22,10 @@ const (
 // Repo is the repository's documentation and what it is checked against.
 type Repo struct {
 	Root string
-	// Help maps each command of Commands to its `arcflow <command> --help`.
-	Help map[string]string
+	// Commands are arcflow's commands (from `arcflow --help`, see
+	// ParseCommands); Help maps each to its `arcflow <command> --help`.
+	Commands []string
+	Help     map[string]string
 	// HelmDocs is what helm-docs generates for the chart's README.
 	HelmDocs string
 }
@@ -56,14 +58,14 @@ func (r Repo) Check() ([]Problem, error) {
 	out = append(out, CheckRunbooks(files, AlertRules, rules)...)
 
 	help := map[string]map[string]Flag{}
-	for _, cmd := range Commands {
+	for _, cmd := range r.Commands {
 		help[cmd] = ParseHelp(r.Help[cmd])
 	}
 	config, ok := docs[ConfigurationDoc]
 	if !ok {
 		return append(out, Problem{File: ConfigurationDoc, Msg: "missing"}), nil
 	}
-	out = append(out, CheckFlags(ConfigurationDoc, FlagRows(config), help)...)
+	out = append(out, CheckFlags(ConfigurationDoc, FlagRows(config, r.Commands), help)...)
 
 	codeEnv, err := r.grep(codeEnvRe, 1, "cmd/arcflow/*.go", "github/config.go")
 	if err != nil {

@@ -30,12 +30,18 @@ func TestRepositoryDocs(t *testing.T) {
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, string(out))
 
-	repo := Repo{Root: root, Help: map[string]string{}}
-	for _, cmd := range Commands {
+	// Defaults come from the environment (TEMPORAL_ADDRESS, POD_NAMESPACE,
+	// ...): document the ones an empty environment gives.
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	usage := exec.Command(bin, "--help")
+	usage.Env = env
+	out, err = usage.CombinedOutput()
+	require.NoError(t, err, string(out))
+	repo := Repo{Root: root, Commands: ParseCommands(string(out)), Help: map[string]string{}}
+	require.Subset(t, repo.Commands, []string{"worker", "webhook", "all", "setup", "status", "scale"}, string(out))
+	for _, cmd := range repo.Commands {
 		help := exec.Command(bin, cmd, "--help")
-		// Defaults come from the environment (TEMPORAL_ADDRESS, POD_NAMESPACE,
-		// ...): document the ones an empty environment gives.
-		help.Env = []string{"PATH=" + os.Getenv("PATH")}
+		help.Env = env
 		out, _ := help.CombinedOutput() // --help exits 0, or 2 on older flag packages
 		require.Contains(t, string(out), "-temporal-address", "arcflow %s --help", cmd)
 		repo.Help[cmd] = string(out)
