@@ -38,15 +38,22 @@ func (l *drainLeft) String() string {
 	for _, c := range l.runners {
 		n += c
 	}
-	s := fmt.Sprintf("%d runner workflows", n)
+	s := plural(n, "runner workflow")
 	if n > 0 {
 		s += " (" + formatCounts(l.runners) + ")"
 	}
-	s += fmt.Sprintf(", %d runner pods", len(l.pods))
+	s += ", " + plural(len(l.pods), "runner pod")
 	if len(l.above) > 0 {
-		s += fmt.Sprintf(", %d pools not at 0 yet (%s)", len(l.above), strings.Join(l.above, ", "))
+		s += fmt.Sprintf("; %s not at 0 yet (%s)", plural(len(l.above), "pool"), strings.Join(l.above, ", "))
 	}
 	return s
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // run holds everything at 0 and waits until nothing runs, or the timeout.
@@ -69,7 +76,7 @@ func (d *drainer) run(ctx context.Context) error {
 			return nil
 		case left.String() != last || time.Since(lastPrinted) >= drainQuiet:
 			last, lastPrinted = left.String(), time.Now()
-			fmt.Fprintf(d.out, "drain: %s: %s left\n", time.Since(start).Round(time.Second), last)
+			fmt.Fprintf(d.out, "drain: %s: left: %s\n", time.Since(start).Round(time.Second), last)
 		}
 		if !time.Now().Before(deadline) {
 			if d.opts.timeout == 0 {
