@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 
+	"go.temporal.io/sdk/temporal"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -66,6 +67,12 @@ func (k *Kubernetes) ARCRunners(ctx context.Context, in ARCRunnersInput) ([]ARCR
 	switch {
 	case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
 		return nil, nil // ARC's CRDs are not installed: nothing of ARC's to adopt
+	case apierrors.IsForbidden(err):
+		// An RBAC without the takeover rules: say so at once rather than
+		// retrying, so the pool's first decision does not wait.
+		return nil, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("list ARC runners of %s/%s: %v (the worker's RBAC needs get/list/patch/delete on runners and runnerreplicasets.actions.summerwind.dev)", in.Namespace, in.Name, err),
+			ErrTypeForbidden, nil)
 	case err != nil:
 		return nil, fmt.Errorf("list ARC runners of %s/%s: %w", in.Namespace, in.Name, err)
 	}

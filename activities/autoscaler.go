@@ -46,6 +46,8 @@ func (k *Kubernetes) UpdateHRAStatus(ctx context.Context, in HRAStatusInput) err
 // JobLister is the part of the GitHub client the autoscaler activities use.
 type JobLister interface {
 	ListOpenJobs(ctx context.Context, repository string) ([]github.Job, error)
+	OpenRuns(ctx context.Context, repository string) (queued, inProgress []int64, err error)
+	RunJobs(ctx context.Context, repository string, runID int64) ([]github.Job, error)
 }
 
 // QueuedJobsInput names the repositories to list and the target's runner labels.
@@ -54,12 +56,23 @@ type QueuedJobsInput struct {
 	Labels       []string
 	// Credentials is the githubAPICredentialsFrom Secret to list with (namespace/name).
 	Credentials string `json:",omitempty"`
+	// ByRun asks only about what the webhooks did not say: the open runs, and
+	// the jobs of queued runs not in KnownRuns (ReconcileByRun).
+	ByRun     bool    `json:",omitempty"`
+	KnownRuns []int64 `json:",omitempty"`
 }
 
 // QueuedJobsOutput are the open jobs the target's runners can take.
 type QueuedJobsOutput struct {
 	Queued     []int64
 	InProgress []int64
+	// With ByRun: QueuedRuns[i] is the run of Queued[i]; OpenRuns are the
+	// queued and in-progress runs; Calls the GitHub requests it took (cache
+	// hits included); Deferred says the budget was spent and nothing was asked.
+	QueuedRuns []int64 `json:",omitempty"`
+	OpenRuns   []int64 `json:",omitempty"`
+	Calls      int     `json:",omitempty"`
+	Deferred   bool    `json:",omitempty"`
 }
 
 // ListQueuedJobs lists the open jobs of repositories that the target's labels fit.
@@ -68,6 +81,9 @@ func (g *GitHub) ListQueuedJobs(ctx context.Context, in QueuedJobsInput) (Queued
 	lister, err := g.jobs(ctx, in.Credentials)
 	if err != nil {
 		return out, err
+	}
+	if in.ByRun {
+		return reconcileByRun(ctx, lister, in)
 	}
 	for _, repo := range in.Repositories {
 		jobs, err := lister.ListOpenJobs(ctx, repo)
@@ -133,7 +149,7 @@ func (g *GitHub) percentageBusy(ctx context.Context, in MetricsInput, m v1alpha1
 	if err != nil {
 		return 0, err
 	}
-	runners, err := registry.ListRunners(ctx, in.Scope, false)
+	runners, err := registry.SharedRunners(ctx, in.Scope)
 	if err != nil {
 		return 0, githubError(err)
 	}

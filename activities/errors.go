@@ -18,6 +18,9 @@ const (
 	ErrTypeRateLimited = "RateLimited"
 	// ErrTypeInvalidSpec: Kubernetes rejected the runner's pod as invalid.
 	ErrTypeInvalidSpec = "InvalidSpec"
+	// ErrTypeForbidden: the worker's RBAC does not allow the call; retrying
+	// will not help until an operator grants it.
+	ErrTypeForbidden = "Forbidden"
 )
 
 // RateLimitDetails tells a workflow when it may call GitHub again.

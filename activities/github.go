@@ -10,7 +10,9 @@ import (
 
 // RunnerRegistry is the part of the GitHub client the activities use.
 type RunnerRegistry interface {
-	ListRunners(ctx context.Context, scope github.Scope, fresh bool) ([]github.Runner, error)
+	// SharedRunners is the scope's runner list shared by the whole process,
+	// read at most once per the client's runner-list interval.
+	SharedRunners(ctx context.Context, scope github.Scope) ([]github.Runner, error)
 	FindRunner(ctx context.Context, scope github.Scope, name string) (github.Runner, bool, error)
 	RemoveRunner(ctx context.Context, scope github.Scope, id int64) error
 	RegistrationToken(ctx context.Context, scope github.Scope) (github.RegistrationToken, error)
@@ -89,14 +91,16 @@ type RunnerBusyInput struct {
 	Names []string
 }
 
-// RunnerBusy reports which of the named runners GitHub lists as busy. One list call
-// per scope, revalidated so it is fresh (a 304 when nothing changed).
+// RunnerBusy reports which of the named runners GitHub lists as busy, from the
+// scope's shared list: no call when another runner or pool of the scope read it
+// within the interval. A flag that is stale only orders the pool's choice of
+// runners to stop: RemoveRunner's 422 keeps a runner that took a job since.
 func (g *GitHub) RunnerBusy(ctx context.Context, in RunnerBusyInput) (map[string]bool, error) {
 	registry, err := g.registry(ctx, in.Scope)
 	if err != nil {
 		return nil, err
 	}
-	runners, err := registry.ListRunners(ctx, in.Scope, true)
+	runners, err := registry.SharedRunners(ctx, in.Scope)
 	if err != nil {
 		return nil, githubError(fmt.Errorf("list runners of %s: %w", in.Scope, err))
 	}

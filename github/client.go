@@ -25,6 +25,14 @@ type Client struct {
 
 	tokens       *tokenCache
 	tokenFlights singleflight.Group
+
+	// lists are the scopes' shared runner lists (runnerlist.go), read at most
+	// once per listInterval while something waits on them.
+	lists        runnerLists
+	listFlights  singleflight.Group
+	listInterval time.Duration
+	// budget is what GitHub last said of the credential's rate limit (budget.go).
+	budget *budget
 }
 
 // Options tune a Client; the zero value is ready for production.
@@ -35,6 +43,13 @@ type Options struct {
 	Transport http.RoundTripper
 	// Now is the clock of the token cache; nil means time.Now.
 	Now func() time.Time
+	// RunnerListInterval is how old a scope's shared runner list may be
+	// (DefaultRunnerListInterval when zero).
+	RunnerListInterval time.Duration
+	// BudgetShare is the share of the credential's hourly rate limit arcflow
+	// plans within (DefaultBudgetShare when zero): past it, deferrable calls
+	// wait for the window to reset.
+	BudgetShare float64
 }
 
 // New builds a client. Requests go through, outermost first: the RFC 7234 cache
@@ -62,7 +77,11 @@ func New(cfg Config, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	counted := &countingTransport{next: auth, metrics: opts.Metrics, credential: cfg.CredentialName()}
+	if opts.RunnerListInterval <= 0 {
+		opts.RunnerListInterval = DefaultRunnerListInterval
+	}
+	b := newBudget(opts.BudgetShare, opts.Now, opts.Metrics, cfg.CredentialName())
+	counted := &countingTransport{next: auth, metrics: opts.Metrics, credential: cfg.CredentialName(), budget: b}
 	cache := httpcache.NewMemoryCacheTransport()
 	cache.Transport = counted
 
@@ -75,7 +94,8 @@ func New(cfg Config, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("github client: %w", err)
 	}
-	return &Client{gh: gh, config: cfg, metrics: opts.Metrics, now: opts.Now, tokens: newTokenCache()}, nil
+	return &Client{gh: gh, config: cfg, metrics: opts.Metrics, now: opts.Now, tokens: newTokenCache(),
+		lists: runnerLists{byScope: map[string]runnerList{}}, listInterval: opts.RunnerListInterval, budget: b}, nil
 }
 
 func authTransport(cfg Config, base http.RoundTripper, apiURL *url.URL) (http.RoundTripper, error) {

@@ -157,22 +157,6 @@ func TestListRunnersIsCachedAndRevalidatedWithETags(t *testing.T) {
 	require.Less(t, testutil.ToFloat64(metrics.RateLimitRemaining.WithLabelValues("pat")), 5000.0)
 }
 
-func TestFindRunnerSeesANewRegistrationThroughAStaleCache(t *testing.T) {
-	srv, c, _ := setup(t, nil)
-	ctx := context.Background()
-	_, found, err := c.FindRunner(ctx, repo, "late")
-	require.NoError(t, err)
-	require.False(t, found)
-
-	info := register(t, srv, c, repo, "late", false)
-	got, found, err := c.FindRunner(ctx, repo, "late")
-	require.NoError(t, err)
-	require.True(t, found, "a miss in the cached list revalidates it")
-	require.Equal(t, info.ID, got.ID)
-	require.Equal(t, "online", got.Status)
-	require.Contains(t, got.Labels, "self-hosted")
-}
-
 func TestRemoveRunner(t *testing.T) {
 	srv, c, _ := setup(t, nil)
 	ctx := context.Background()

@@ -41,6 +41,36 @@ func (c *Client) ListOpenJobs(ctx context.Context, repository string) ([]Job, er
 	return jobs, nil
 }
 
+// OpenRuns lists the IDs of a repository's queued and in-progress workflow
+// runs: two calls (more only past 100 runs), through the HTTP cache. While the
+// call budget is spent it returns ErrDeferred.
+func (c *Client) OpenRuns(ctx context.Context, repository string) (queued, inProgress []int64, err error) {
+	owner, repo, ok := strings.Cut(repository, "/")
+	if !ok {
+		return nil, nil, fmt.Errorf("list runs: repository %q must be owner/name", repository)
+	}
+	if c.Throttled() {
+		c.metrics.Deferred.WithLabelValues(c.config.CredentialName(), "list-workflow-runs").Inc()
+		return nil, nil, ErrDeferred
+	}
+	if queued, err = c.listRuns(ctx, owner, repo, "queued"); err != nil {
+		return nil, nil, err
+	}
+	if inProgress, err = c.listRuns(ctx, owner, repo, "in_progress"); err != nil {
+		return nil, nil, err
+	}
+	return queued, inProgress, nil
+}
+
+// RunJobs lists the jobs of one workflow run, through the HTTP cache.
+func (c *Client) RunJobs(ctx context.Context, repository string, runID int64) ([]Job, error) {
+	owner, repo, ok := strings.Cut(repository, "/")
+	if !ok {
+		return nil, fmt.Errorf("list jobs: repository %q must be owner/name", repository)
+	}
+	return c.listRunJobs(ctx, owner, repo, runID)
+}
+
 func (c *Client) listRuns(ctx context.Context, owner, repo, status string) ([]int64, error) {
 	ctx = withEndpoint(ctx, "list-workflow-runs")
 	var ids []int64

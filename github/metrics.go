@@ -10,6 +10,10 @@ type Metrics struct {
 	RateLimit          *prometheus.GaugeVec
 	RateLimitRemaining *prometheus.GaugeVec
 	Calls              *prometheus.CounterVec
+	// BudgetRemaining is what is left of arcflow's share of the window;
+	// Deferred counts calls put off because it ran out.
+	BudgetRemaining *prometheus.GaugeVec
+	Deferred        *prometheus.CounterVec
 }
 
 // NewMetrics creates the collectors and registers them with reg (nil: not registered).
@@ -24,9 +28,17 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "arcflow_github_calls_total", Help: "GitHub API calls that left the process (cache hits excluded), by endpoint and status.",
 		}, []string{"credential", "endpoint", "status"}),
+		BudgetRemaining: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "arcflow_github_budget_remaining",
+			Help: "Calls left of arcflow's share of the credential's GitHub rate-limit window (--github-budget-share); at 0 deferrable calls wait for the reset.",
+		}, []string{"credential"}),
+		Deferred: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "arcflow_github_deferred_calls_total",
+			Help: "GitHub calls arcflow put off while its call budget was spent, by call.",
+		}, []string{"credential", "call"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.RateLimit, m.RateLimitRemaining, m.Calls)
+		reg.MustRegister(m.RateLimit, m.RateLimitRemaining, m.Calls, m.BudgetRemaining, m.Deferred)
 	}
 	return m
 }

@@ -62,23 +62,6 @@ func (c *Client) ListRunners(ctx context.Context, scope Scope, fresh bool) ([]Ru
 	}
 }
 
-// FindRunner looks a runner up by name: first in the cached list, then, if it is
-// not there, in a revalidated one, so a runner that just registered is seen at once.
-func (c *Client) FindRunner(ctx context.Context, scope Scope, name string) (Runner, bool, error) {
-	for _, fresh := range []bool{false, true} {
-		runners, err := c.ListRunners(ctx, scope, fresh)
-		if err != nil {
-			return Runner{}, false, err
-		}
-		for _, r := range runners {
-			if r.Name == name {
-				return r, true, nil
-			}
-		}
-	}
-	return Runner{}, false, nil
-}
-
 // RemoveRunner unregisters a runner. It returns ErrRunnerBusy (422) while the
 // runner runs a job, ErrNotFound when it is already gone, and *RateLimitError.
 func (c *Client) RemoveRunner(ctx context.Context, scope Scope, id int64) error {

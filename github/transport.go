@@ -26,6 +26,7 @@ type countingTransport struct {
 	next       http.RoundTripper
 	metrics    *Metrics
 	credential string
+	budget     *budget
 }
 
 func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -39,6 +40,7 @@ func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		if v, perr := strconv.ParseFloat(resp.Header.Get("X-RateLimit-Remaining"), 64); perr == nil {
 			t.metrics.RateLimitRemaining.WithLabelValues(t.credential).Set(v)
 		}
+		t.budget.observe(resp.Header)
 	}
 	t.metrics.Calls.WithLabelValues(t.credential, endpointOf(req.Context()), status).Inc()
 	return resp, err

@@ -105,7 +105,7 @@ func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply r
 
 	id := contract.AutoscalerWorkflowID(match.HRA.Namespace, match.HRA.Name)
 	event := contract.JobEvent{DeliveryID: delivery, JobID: job.GetID(), Action: action, Repository: ev.Repo.GetFullName(),
-		QueuedAt: job.GetCreatedAt().Time}
+		RunID: job.GetRunID(), QueuedAt: job.GetCreatedAt().Time}
 	switch action {
 	case "queued":
 		event.Overflow = match.Overflow // a completion follows its reservation from the first autoscaler

@@ -108,7 +108,7 @@ func TestSignedQueuedDeliverySignalsTheAutoscaler(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, resp.Code, resp.Body.String())
 	require.Equal(t, "scaled ci/hello by +1", resp.Body.String())
 	require.Equal(t, []string{"hra/ci/hello"}, rec.ids)
-	require.Equal(t, contract.JobEvent{DeliveryID: "delivery-1", JobID: 289782451, Action: "queued", Repository: "Codertocat/Hello-World",
+	require.Equal(t, contract.JobEvent{DeliveryID: "delivery-1", JobID: 289782451, RunID: 2202229078, Action: "queued", Repository: "Codertocat/Hello-World",
 		QueuedAt: time.Date(2021, time.September, 13, 2, 21, 13, 0, time.UTC), Overflow: []string{"hra/ci/spare"}}, rec.signals[0],
 		"a queued job names where it may spill over, and when GitHub queued it")
 	require.Equal(t, 1.0, testutil.ToFloat64(s.metrics.deliveries.WithLabelValues("workflow_job", "accepted")))

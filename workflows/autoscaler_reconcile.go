@@ -10,6 +10,10 @@ import (
 // reconcileQueuedJobs is the safety net for missed webhooks: reserve queued jobs
 // that no webhook announced, and release reservations of jobs that are gone.
 func (a *autoscalerRun) reconcileQueuedJobs(ctx workflow.Context) {
+	if workflow.GetVersion(ctx, reconcileByRunVersion, workflow.DefaultVersion, 1) >= 1 {
+		a.reconcileByRun(ctx)
+		return
+	}
 	spec := a.state.Spec
 	var out activities.QueuedJobsOutput
 	in := activities.QueuedJobsInput{Repositories: spec.Repositories, Labels: spec.TargetLabels, Credentials: spec.Scope.Credentials}
@@ -35,4 +39,60 @@ func (a *autoscalerRun) reconcileQueuedJobs(ctx workflow.Context) {
 			a.state.Reservations.Apply(contract.JobEvent{JobID: res.JobID, Action: "completed"}, now, spec.TriggerDuration)
 		}
 	}
+}
+
+// reconcileByRunVersion marks autoscalers whose reconcile asks about runs, and
+// about the jobs of queued runs no webhook announced, instead of every open
+// run's jobs.
+const reconcileByRunVersion = "reconcile-by-run"
+
+// reconcileByRun reserves queued jobs of runs no webhook announced and
+// releases reservations whose run is no longer open. A reservation without a
+// run (made before deliveries carried it) is left to its expiry. Its cost does
+// not grow with the queue: the open runs per repository, plus one call per
+// queued run the autoscaler knows nothing of.
+func (a *autoscalerRun) reconcileByRun(ctx workflow.Context) {
+	spec := a.state.Spec
+	in := activities.QueuedJobsInput{Repositories: spec.Repositories, Labels: spec.TargetLabels, Credentials: spec.Scope.Credentials, ByRun: true}
+	seen := map[int64]bool{}
+	for _, res := range a.state.Reservations.Active {
+		if res.RunID != 0 && !seen[res.RunID] {
+			seen[res.RunID] = true
+			in.KnownRuns = append(in.KnownRuns, res.RunID)
+		}
+	}
+	var out activities.QueuedJobsOutput
+	if err := workflow.ExecuteActivity(githubOptions(ctx), gh.ListQueuedJobs, in).Get(ctx, &out); err != nil {
+		workflow.GetLogger(ctx).Warn("reconcile skipped", "hra", spec.Name, "error", err)
+		return
+	}
+	if out.Deferred {
+		workflow.GetLogger(ctx).Info("reconcile deferred: the GitHub call budget is spent", "hra", spec.Name)
+		return
+	}
+	now := workflow.Now(ctx)
+	for i, id := range out.Queued {
+		if _, spilled := a.state.Spilled[id]; spilled {
+			continue // reserved where it was passed on
+		}
+		var run int64
+		if i < len(out.QueuedRuns) {
+			run = out.QueuedRuns[i]
+		}
+		a.state.Reservations.Apply(contract.JobEvent{JobID: id, RunID: run, Action: "queued"}, now, spec.TriggerDuration)
+	}
+	open := map[int64]bool{}
+	for _, run := range out.OpenRuns {
+		open[run] = true
+	}
+	released := 0
+	for _, res := range append([]Reservation(nil), a.state.Reservations.Active...) {
+		// A reservation younger than the period may be for a run GitHub lists late.
+		if res.RunID != 0 && !open[res.RunID] && now.Sub(res.EffectiveTime) > spec.ReconcilePeriod {
+			a.state.Reservations.Apply(contract.JobEvent{JobID: res.JobID, Action: "completed"}, now, spec.TriggerDuration)
+			released++
+		}
+	}
+	workflow.GetLogger(ctx).Info("reconciled", "hra", spec.Name, "github_calls", out.Calls, "unknown_queued_jobs", len(out.Queued),
+		"reservations_released", released)
 }

@@ -223,10 +223,14 @@ func TestReconcileReservesQueuedJobsThatNoWebhookAnnounced(t *testing.T) {
 	at.env.OnActivity(gh.ListQueuedJobs, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.QueuedJobsInput) (activities.QueuedJobsOutput, error) {
 			calls++
+			require.True(t, in.ByRun)
 			if calls == 1 {
-				return activities.QueuedJobsOutput{Queued: []int64{7, 8}}, nil // webhooks for these were lost
+				require.Empty(t, in.KnownRuns)
+				// Webhooks for jobs 7 and 8, of runs 70 and 80, were lost.
+				return activities.QueuedJobsOutput{Queued: []int64{7, 8}, QueuedRuns: []int64{70, 80}, OpenRuns: []int64{70, 80}}, nil
 			}
-			return activities.QueuedJobsOutput{InProgress: []int64{7}}, nil // 8 finished; its completion was lost too
+			require.ElementsMatch(t, []int64{70, 80}, in.KnownRuns, "runs it knows are not asked about")
+			return activities.QueuedJobsOutput{OpenRuns: []int64{70}}, nil // run 80 finished; its completion was lost too
 		})
 	at.env.RegisterDelayedCallback(func() { require.Equal(t, 2, at.last()) }, time.Minute)
 	at.env.RegisterDelayedCallback(func() { require.Equal(t, 1, at.last(), "job 8's reservation released") }, 11*time.Minute)

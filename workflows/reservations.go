@@ -15,6 +15,8 @@ type Reservation struct {
 	ExpirationTime time.Time
 	// Starved: it waited beyond maxReplicas; its timer restarts once it gets a slot.
 	Starved bool `json:",omitempty"`
+	// RunID is the job's workflow run, when the delivery named it.
+	RunID int64 `json:",omitempty"`
 }
 
 // Memory bounds: how long a completion that came before its queued event, and a
@@ -57,7 +59,7 @@ func (r *Reservations) Apply(ev contract.JobEvent, now time.Time, duration time.
 		if _, done := r.EarlyCompletions[ev.JobID]; done || i >= 0 {
 			return false // already completed, or a duplicate
 		}
-		r.Active = append(r.Active, Reservation{JobID: ev.JobID, EffectiveTime: now, ExpirationTime: now.Add(duration)})
+		r.Active = append(r.Active, Reservation{JobID: ev.JobID, EffectiveTime: now, ExpirationTime: now.Add(duration), RunID: ev.RunID})
 		r.sort()
 		return true
 	case "completed":

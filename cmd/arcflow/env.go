@@ -33,6 +33,13 @@ func envInt(name string, def int) int {
 	return def
 }
 
+func envFloat(name string, def float64) float64 {
+	if f, err := strconv.ParseFloat(os.Getenv(name), 64); err == nil {
+		return f
+	}
+	return def
+}
+
 func splitList(s string) []string {
 	var out []string
 	for _, part := range strings.Split(s, ",") {

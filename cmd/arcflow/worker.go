@@ -64,7 +64,8 @@ func newWorkerPart(p *process, common *commonFlags, flags *workerFlags) (*worker
 	if err != nil {
 		return nil, err
 	}
-	ghOptions := github.Options{Metrics: github.NewMetrics(p.reg)}
+	ghOptions := github.Options{Metrics: github.NewMetrics(p.reg),
+		RunnerListInterval: flags.githubListInterval, BudgetShare: flags.githubBudgetShare}
 	gh, err := github.New(ghConfig, ghOptions)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/github"
 	"github.com/arcflow/arcflow/worker"
 	"github.com/arcflow/arcflow/workflows"
 )
@@ -21,6 +22,8 @@ type workerFlags struct {
 	runnerTimings             workflows.RunnerTimings
 	volumeIdleTimeout         time.Duration
 	arcLease, arcPodSelector  string
+	githubListInterval        time.Duration
+	githubBudgetShare         float64
 }
 
 func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
@@ -51,6 +54,11 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 		"namespace/name of ARC's leader-election Lease: while ARC's controller-manager holds it, or runs pods matching --arc-controller-pod-selector in that namespace, arcflow starts no pool or autoscaler (empty disables the check)")
 	fs.StringVar(&w.arcPodSelector, "arc-controller-pod-selector", envOr("ARCFLOW_ARC_CONTROLLER_POD_SELECTOR", worker.DefaultARCControllerPodSelector),
 		"label selector of ARC's controller-manager pods, for ARC running without leader election (empty: only the Lease counts)")
+	fs.DurationVar(&w.githubListInterval, "github-runner-list-interval",
+		envDuration("ARCFLOW_GITHUB_RUNNER_LIST_INTERVAL", github.DefaultRunnerListInterval),
+		"how old the shared list of a scope's runners may be when runners look themselves up or pools ask which are busy (one list per scope per interval while anything waits)")
+	fs.Float64Var(&w.githubBudgetShare, "github-budget-share", envFloat("ARCFLOW_GITHUB_BUDGET_SHARE", github.DefaultBudgetShare),
+		"share of each credential's GitHub rate limit arcflow plans within; past it, reconciles and runner-list refreshes wait for the window's reset (registration and unregistration never do)")
 	return w
 }
 

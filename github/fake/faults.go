@@ -25,6 +25,15 @@ func (s *Server) RateLimitNext(n int, reset time.Time) {
 	s.faults.rateLimited, s.faults.reset = n, reset
 }
 
+// EnforceRateLimit gives every credential together limit calls per window,
+// as GitHub's primary limit does per hour: each answer reports what is left
+// and when the window resets, and calls past the limit get 403 until then.
+func (s *Server) EnforceRateLimit(limit int, window time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rateLimit, s.window, s.windowStart, s.windowCalls = limit, window, s.now(), 0
+}
+
 // SecondaryRateLimitNext answers the next n calls with GitHub's secondary limit:
 // 403 with Retry-After.
 func (s *Server) SecondaryRateLimitNext(n int, retryAfter time.Duration) {
@@ -70,7 +79,17 @@ func (s *Server) applyFaults(w http.ResponseWriter, r *http.Request) bool {
 	s.callsMu.Lock()
 	remaining := s.rateLimit - len(s.calls) - 1
 	s.callsMu.Unlock()
+	if s.window > 0 {
+		if !s.now().Before(s.windowStart.Add(s.window)) {
+			s.windowStart, s.windowCalls = s.now(), 0
+		}
+		reset = s.windowStart.Add(s.window)
+		remaining = s.rateLimit - s.windowCalls - 1
+		s.windowCalls++
+	}
 	switch {
+	case s.window > 0 && remaining < 0:
+		status, remaining = http.StatusForbidden, 0
 	case applies && f.rateLimited > 0:
 		f.rateLimited--
 		status, remaining, reset = http.StatusForbidden, 0, f.reset

@@ -34,6 +34,11 @@ type Server struct {
 	// ListMaxAge is the max-age GitHub sends on list endpoints (60 s).
 	listMaxAge time.Duration
 	rateLimit  int
+	// window is the rate-limit window EnforceRateLimit set (zero: the limit
+	// is only reported); windowStart and windowCalls track the current one.
+	window      time.Duration
+	windowStart time.Time
+	windowCalls int
 
 	mux      *http.ServeMux
 	http     *http.Server

@@ -7,6 +7,9 @@ import "time"
 type JobEvent struct {
 	DeliveryID string `json:"deliveryID"`
 	JobID      int64  `json:"jobID"`
+	// RunID is the job's workflow run, which the missed-webhook reconcile asks
+	// about instead of each of its jobs.
+	RunID int64 `json:"runID,omitempty"`
 	// Action is queued or completed; the webhook drops the others.
 	Action string `json:"action"`
 	// Repository is owner/name, for logs and the reconcile.

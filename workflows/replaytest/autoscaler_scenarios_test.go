@@ -118,23 +118,11 @@ func TestRecordAutoscalerHistories(t *testing.T) {
 		})
 		a.finish()
 	})
-	t.Run("autoscaler-metrics-reconcile", func(t *testing.T) {
-		// Pull metrics and the missed-webhook reconcile, on their timers.
-		spec := autoscalerSpec("autoscaler-metrics-reconcile")
-		spec.Metrics = []v1alpha1.MetricSpec{{Type: v1alpha1.MetricTotalNumberOfQueuedAndInProgressWorkflowRuns}}
-		spec.Repositories = []string{scope.Repository}
-		spec.SyncPeriod, spec.ReconcilePeriod, spec.ScaleDownDelay = time.Second, time.Second, 0
-		fakes.mu.Lock()
-		fakes.queued, fakes.suggested = []int64{77}, 1
-		fakes.mu.Unlock()
-		a := newRecorder(t, plain, "autoscaler-metrics-reconcile").startAutoscaled(spec)
-		a.sent(1, 1)
-		fakes.mu.Lock()
-		fakes.queued, fakes.suggested = nil, 0
-		fakes.mu.Unlock()
-		a.sent(0, 0)
-		a.finish()
-	})
+	for _, name := range []string{"autoscaler-metrics-reconcile", "autoscaler-reconcile-by-run"} {
+		// Pull metrics and the missed-webhook reconcile, on their timers; the
+		// first was recorded before the reconcile asked about runs.
+		t.Run(name, func(t *testing.T) { recordMetricsReconcile(t, name) })
+	}
 	t.Run("autoscaler-continue-as-new", func(t *testing.T) {
 		// Reservations made in one run are completed in a later one.
 		spec := autoscalerSpec("autoscaler-continue-as-new")
@@ -153,4 +141,23 @@ func TestRecordAutoscalerHistories(t *testing.T) {
 		a.sent(0, 0)
 		a.finish()
 	})
+}
+
+// recordMetricsReconcile records an autoscaler whose pull metric and
+// missed-webhook reconcile find a job, then find it gone.
+func recordMetricsReconcile(t *testing.T, name string) {
+	spec := autoscalerSpec(name)
+	spec.Metrics = []v1alpha1.MetricSpec{{Type: v1alpha1.MetricTotalNumberOfQueuedAndInProgressWorkflowRuns}}
+	spec.Repositories = []string{scope.Repository}
+	spec.SyncPeriod, spec.ReconcilePeriod, spec.ScaleDownDelay = time.Second, time.Second, 0
+	fakes.mu.Lock()
+	fakes.queued, fakes.suggested = []int64{77}, 1
+	fakes.mu.Unlock()
+	a := newRecorder(t, plain, name).startAutoscaled(spec)
+	a.sent(1, 1)
+	fakes.mu.Lock()
+	fakes.queued, fakes.suggested = nil, 0
+	fakes.mu.Unlock()
+	a.sent(0, 0)
+	a.finish()
 }

@@ -156,10 +156,17 @@ func (g *fakeGitHub) RunnerBusy(_ context.Context, in activities.RunnerBusyInput
 	return busy, nil
 }
 
-func (g *fakeGitHub) ListQueuedJobs(context.Context, activities.QueuedJobsInput) (activities.QueuedJobsOutput, error) {
+// ListQueuedJobs: each queued job is the only job of run 10×its ID.
+func (g *fakeGitHub) ListQueuedJobs(_ context.Context, in activities.QueuedJobsInput) (activities.QueuedJobsOutput, error) {
 	g.w.mu.Lock()
 	defer g.w.mu.Unlock()
-	return activities.QueuedJobsOutput{Queued: append([]int64(nil), g.w.queued...)}, nil
+	out := activities.QueuedJobsOutput{Queued: append([]int64(nil), g.w.queued...)}
+	if in.ByRun {
+		for _, id := range g.w.queued {
+			out.QueuedRuns, out.OpenRuns = append(out.QueuedRuns, 10*id), append(out.OpenRuns, 10*id)
+		}
+	}
+	return out, nil
 }
 
 func (g *fakeGitHub) SuggestReplicas(context.Context, activities.MetricsInput) (*int, error) {

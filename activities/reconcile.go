@@ -1,0 +1,53 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/arcflow/arcflow/github"
+)
+
+// reconcileByRun is the missed-webhook reconcile at a cost that does not grow
+// with the queue: the open runs of each repository (two calls, shared by every
+// autoscaler of the repository through the HTTP cache), and the jobs only of
+// queued runs that no webhook told the autoscaler about. A run it knows is not
+// asked about: its reservations end with its completions, or with the run
+// (OpenRuns no longer lists it). Past the call budget nothing is asked.
+func reconcileByRun(ctx context.Context, lister JobLister, in QueuedJobsInput) (QueuedJobsOutput, error) {
+	var out QueuedJobsOutput
+	known := map[int64]bool{}
+	for _, id := range in.KnownRuns {
+		known[id] = true
+	}
+	for _, repo := range in.Repositories {
+		queued, inProgress, err := lister.OpenRuns(ctx, repo)
+		if errors.Is(err, github.ErrDeferred) {
+			slog.Info("missed-webhook reconcile deferred: the GitHub call budget is spent", "repository", repo)
+			return QueuedJobsOutput{Deferred: true}, nil
+		}
+		if err != nil {
+			return out, githubError(err)
+		}
+		out.Calls += 2
+		out.OpenRuns = append(append(out.OpenRuns, queued...), inProgress...)
+		for _, run := range queued {
+			if known[run] {
+				continue
+			}
+			jobs, err := lister.RunJobs(ctx, repo, run)
+			if err != nil {
+				return out, githubError(err)
+			}
+			out.Calls++
+			for _, j := range jobs {
+				if j.Status == "queued" && github.LabelsFit(j.Labels, in.Labels, true) {
+					out.Queued, out.QueuedRuns = append(out.Queued, j.ID), append(out.QueuedRuns, run)
+				}
+			}
+		}
+	}
+	slog.Info("missed-webhook reconcile", "repositories", len(in.Repositories), "calls", out.Calls,
+		"open_runs", len(out.OpenRuns), "unknown_queued_jobs", len(out.Queued))
+	return out, nil
+}

@@ -1,0 +1,88 @@
+package github
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// DefaultRunnerListInterval is how old the shared list of a scope's runners
+// may be when a runner looks itself up or a pool asks which runners are busy.
+// Registration is not on a job's critical path (GitHub hands a job to a runner
+// as soon as it registers; arcflow only counts it), and a stale busy flag only
+// orders a pool's choice of runners to stop (RemoveRunner's 422 keeps a busy
+// one), so 10 s costs nothing a job waits on: at most one list call per scope
+// per 10 s while anything waits, shared by every runner and pool of the scope,
+// and none when nothing does.
+const DefaultRunnerListInterval = 10 * time.Second
+
+// runnerLists holds the last list of each scope's runners this process read.
+type runnerLists struct {
+	mu      sync.Mutex
+	byScope map[string]runnerList
+}
+
+type runnerList struct {
+	runners []Runner
+	at      time.Time
+}
+
+// Runners returns the scope's runners as listed at most maxAge ago. An older
+// list is read again, revalidated (a 304 when nothing changed), once for all
+// the callers that wait on it. While the call budget is low (Throttled), a list
+// of any age is served instead, and the refresh is counted as deferred.
+func (c *Client) Runners(ctx context.Context, scope Scope, maxAge time.Duration) ([]Runner, error) {
+	key := scope.String()
+	if list, ok := c.cachedRunners(key); ok && (c.now().Sub(list.at) <= maxAge || c.Throttled()) {
+		if c.now().Sub(list.at) > maxAge {
+			c.metrics.Deferred.WithLabelValues(c.config.CredentialName(), "list-runners").Inc()
+		}
+		return list.runners, nil
+	}
+	v, err, _ := c.listFlights.Do(key, func() (any, error) {
+		if list, ok := c.cachedRunners(key); ok && c.now().Sub(list.at) <= maxAge {
+			return list.runners, nil // refreshed while this caller queued
+		}
+		runners, err := c.ListRunners(ctx, scope, true)
+		if err != nil {
+			return nil, err
+		}
+		c.lists.mu.Lock()
+		c.lists.byScope[key] = runnerList{runners: runners, at: c.now()}
+		c.lists.mu.Unlock()
+		return runners, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]Runner), nil
+}
+
+func (c *Client) cachedRunners(key string) (runnerList, bool) {
+	c.lists.mu.Lock()
+	defer c.lists.mu.Unlock()
+	list, ok := c.lists.byScope[key]
+	return list, ok
+}
+
+// SharedRunners is Runners no older than the client's RunnerListInterval.
+func (c *Client) SharedRunners(ctx context.Context, scope Scope) ([]Runner, error) {
+	return c.Runners(ctx, scope, c.listInterval)
+}
+
+// FindRunner looks a runner up by name in the scope's shared list (Runners, no
+// older than the client's RunnerListInterval): a registering runner learns
+// that it registered from the list every other runner of the scope reads too,
+// never from a list call of its own.
+func (c *Client) FindRunner(ctx context.Context, scope Scope, name string) (Runner, bool, error) {
+	runners, err := c.SharedRunners(ctx, scope)
+	if err != nil {
+		return Runner{}, false, err
+	}
+	for _, r := range runners {
+		if r.Name == name {
+			return r, true, nil
+		}
+	}
+	return Runner{}, false, nil
+}

@@ -1,0 +1,64 @@
+package github_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/arcflow/arcflow/github"
+)
+
+func listCalls(calls map[string]int) int { return calls[listRepoRunners] }
+
+// Registering runners learn that they registered from one shared list per
+// scope: a hundred lookups within the interval cost one list call, and a new
+// registration is seen once the list is older than the interval.
+func TestFindRunnerReadsOneSharedListPerInterval(t *testing.T) {
+	clk := newClock()
+	srv, c, _ := setup(t, clk)
+	ctx := context.Background()
+	for i := range 100 {
+		_, found, err := c.FindRunner(ctx, repo, fmt.Sprintf("runner-%d", i))
+		require.NoError(t, err)
+		require.False(t, found)
+	}
+	require.Equal(t, 1, listCalls(srv.CallCounts()), "one list for a hundred lookups")
+
+	info := register(t, srv, c, repo, "late", false)
+	_, found, err := c.FindRunner(ctx, repo, "late")
+	require.NoError(t, err)
+	require.False(t, found, "the shared list is younger than the interval")
+
+	clk.Advance(github.DefaultRunnerListInterval + time.Second)
+	got, found, err := c.FindRunner(ctx, repo, "late")
+	require.NoError(t, err)
+	require.True(t, found, "seen once the list is read again")
+	require.Equal(t, info.ID, got.ID)
+	require.Equal(t, "online", got.Status)
+	require.Equal(t, 2, listCalls(srv.CallCounts()))
+}
+
+// Lookups that wait on an old list at once share one refresh.
+func TestConcurrentLookupsShareOneRefresh(t *testing.T) {
+	clk := newClock()
+	srv, c, _ := setup(t, clk)
+	ctx := context.Background()
+	_, err := c.Runners(ctx, repo, time.Minute)
+	require.NoError(t, err)
+	clk.Advance(time.Hour)
+	var wg sync.WaitGroup
+	for i := range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _, err := c.FindRunner(ctx, repo, fmt.Sprintf("r-%d", i))
+			require.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, 2, listCalls(srv.CallCounts()), "the first list, then one refresh for all the waiters")
+}
