@@ -32,6 +32,9 @@ type PoolStatus struct {
 	// RunnerDeployment's schema has no such fields; the API server drops them).
 	VolumesInUse int `json:"volumesInUse"`
 	VolumesFree  int `json:"volumesFree"`
+	// Warm is the warm buffer of an autoscaler with arcflow.dev/idle-runners:
+	// auto, and its idle runner-seconds; omitted for other pools.
+	Warm v1alpha1.PoolWarmStatus `json:"warm,omitzero"`
 }
 
 // PoolStatusInput names the resource, its new status and the events to record.

@@ -44,6 +44,7 @@ func AutoscalerWorkflow(ctx workflow.Context, in AutoscalerInput) error {
 	a.specs = workflow.GetSignalChannel(ctx, contract.SignalSpec)
 	a.forces = workflow.GetSignalChannel(ctx, contract.SignalForceScale)
 	a.deletes = workflow.GetSignalChannel(ctx, contract.SignalDelete)
+	a.readyTimes = readyTimeChannel(ctx)
 	if err := workflow.SetQueryHandler(ctx, contract.QueryState, func() (AutoscalerState, error) { return a.state, nil }); err != nil {
 		return err
 	}
@@ -62,6 +63,9 @@ func AutoscalerWorkflow(ctx workflow.Context, in AutoscalerInput) error {
 type autoscalerRun struct {
 	state                                 AutoscalerState
 	jobs, batches, specs, forces, deletes workflow.ReceiveChannel
+	readyTimes                            workflow.ReceiveChannel
+	// warmOn: this decision keeps an auto buffer (withWarm).
+	warmOn bool
 }
 
 // decide applies what is due, sends the result, and returns when to wake next.
@@ -109,11 +113,13 @@ func (a *autoscalerRun) decide(ctx workflow.Context) time.Time {
 	minReplicas := minReplicasOf(spec, schedule)
 	wake = append(wake, schedule.ActiveUntil, schedule.NextStart)
 
-	out := DesiredReplicas(DesiredInput{
+	in := DesiredInput{
 		Now: now, Min: minReplicas, Max: spec.Max, Suggested: s.Suggested,
 		Reserved: len(s.Reservations.Active) + manualReservations(spec, s.ReleasedCapacity, now, &wake), IdleRunners: spec.IdleRunners,
 		PreviousDesired: s.Desired, LastScaleOut: s.LastScaleOut, ScaleDownDelay: spec.ScaleDownDelay, Force: s.Force,
-	})
+	}
+	a.withWarm(ctx, &in, schedule, &wake)
+	out := DesiredReplicas(in)
 	if out.ScaledOut {
 		s.LastScaleOut = now
 	}
@@ -123,6 +129,7 @@ func (a *autoscalerRun) decide(ctx workflow.Context) time.Time {
 		wake = append(wake, workflow.Now(ctx).Add(10*time.Second)) // the pool is not there yet
 	}
 	a.writeStatus(ctx, schedule)
+	a.writeWarmStatus(ctx)
 	return earliest(now, wake)
 }
 
@@ -189,8 +196,9 @@ func (a *autoscalerRun) sendScale(ctx workflow.Context, out DesiredOutput) bool 
 		req.EffectiveTime = s.Force.Since // a newer effective time makes the request go out now
 	}
 	req.Finished = a.finishedForPool(ctx)
+	req.Warm = a.warmRequest(ctx)
 	if s.Sent != nil && s.Sent.Replicas == req.Replicas && s.Sent.Demanded() == req.Demanded() && !req.EffectiveTime.After(s.Sent.EffectiveTime) &&
-		len(req.Finished) == 0 {
+		len(req.Finished) == 0 && req.Warm.same(s.Sent.Warm) {
 		return true
 	}
 	if s.Sent != nil && req.EffectiveTime.Before(s.Sent.EffectiveTime) {

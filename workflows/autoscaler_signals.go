@@ -34,6 +34,7 @@ func (a *autoscalerRun) listen(ctx workflow.Context, sel workflow.Selector) {
 		c.Receive(ctx, nil)
 		a.state.Deleting = true
 	})
+	a.listenWarm(ctx, sel)
 }
 
 // onJob applies the first event after a quiet batch window at once, so a single job
@@ -70,6 +71,7 @@ func (a *autoscalerRun) onForce(ctx workflow.Context, f ForceScale) {
 }
 
 func (a *autoscalerRun) drainSignals(ctx workflow.Context) {
+	a.drainWarm()
 	for {
 		var ev contract.JobEvent
 		var batch []contract.JobEvent

@@ -30,6 +30,8 @@ type autoscalerTest struct {
 	scales []scaleSent
 	// finished are the runner names each scale request passed on.
 	finished [][]string
+	// requests are the scale requests as sent.
+	requests []ScaleRequest
 	status   activities.HRAStatusInput
 }
 
@@ -46,6 +48,7 @@ func newAutoscalerTest(t *testing.T) *autoscalerTest {
 		func(_, _, _, _ string, arg any) error {
 			at.scales = append(at.scales, scaleSent{arg.(ScaleRequest).Replicas, at.env.Now().Sub(at.start)})
 			at.finished = append(at.finished, arg.(ScaleRequest).Finished)
+			at.requests = append(at.requests, arg.(ScaleRequest))
 			return nil
 		})
 	at.env.OnActivity(kube.UpdateHRAStatus, mock.Anything, mock.Anything).Return(

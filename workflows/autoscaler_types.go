@@ -43,6 +43,8 @@ type AutoscalerState struct {
 	NextSync    time.Time
 	Status      HRAStatus
 	Deleting    bool `json:",omitempty"`
+	// Warm is arcflow.dev/idle-runners: auto's estimate and choice.
+	Warm AutoscalerWarm `json:",omitzero"`
 }
 
 // HRAStatus is written back to the HorizontalRunnerAutoscaler's status.

@@ -65,6 +65,7 @@ func PoolWorkflow(ctx workflow.Context, in PoolInput) error {
 			return err
 		}
 		p.volumeWake = p.tendVolumes(ctx)
+		p.tendWarm(ctx)
 		p.writeStatus(ctx, plan)
 		if p.state.Deleting && len(p.state.Runners) == 0 {
 			log.Info("pool drained and deleted", "pool", p.state.Spec.Name)
@@ -316,6 +317,7 @@ func (p *poolRun) writeStatus(ctx workflow.Context, plan PoolPlan) {
 			status.Available++
 		}
 	}
+	status = p.withWarm(workflow.Now(ctx), status)
 	if status == s.Status && len(p.events) == 0 {
 		return
 	}

@@ -32,7 +32,7 @@ func (p *poolRun) listen(ctx workflow.Context, sel workflow.Selector) {
 	sel.AddReceive(p.registered, func(c workflow.ReceiveChannel, _ bool) {
 		var r RunnerRegistered
 		c.Receive(ctx, &r)
-		p.onRegistered(r)
+		p.onRegistered(ctx, r)
 	})
 	sel.AddReceive(p.done, func(c workflow.ReceiveChannel, _ bool) {
 		var d RunnerDone
@@ -64,9 +64,10 @@ func (p *poolRun) onScale(ctx workflow.Context, scale ScaleRequest) {
 	p.state.Scale = &scale
 }
 
-func (p *poolRun) onRegistered(r RunnerRegistered) {
+func (p *poolRun) onRegistered(ctx workflow.Context, r RunnerRegistered) {
 	for i := range p.state.Runners {
 		if p.state.Runners[i].Name == r.Name {
+			p.noteReady(workflow.Now(ctx), p.state.Runners[i])
 			p.state.Runners[i].Registered = true
 			p.state.TimeoutStreak, p.state.CreateNotBefore, p.state.LastFailure = 0, time.Time{}, ""
 		}
@@ -183,7 +184,7 @@ func (p *poolRun) drainSignals(ctx workflow.Context) {
 		case p.deletes.ReceiveAsync(nil):
 			p.state.Deleting = true
 		case p.registered.ReceiveAsync(&reg):
-			p.onRegistered(reg)
+			p.onRegistered(ctx, reg)
 		case p.done.ReceiveAsync(&done):
 			p.onDone(ctx, done)
 		default:

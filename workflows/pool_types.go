@@ -57,6 +57,9 @@ type ScaleRequest struct {
 	// counting it (PoolRunner.Finishing) instead of stopping another runner
 	// for the replica it no longer needs.
 	Finished []string `json:"finished,omitempty"`
+	// Warm, from an autoscaler with arcflow.dev/idle-runners: auto, says
+	// which of Replicas are its warm buffer, and from what.
+	Warm *WarmRequest `json:"warm,omitempty"`
 }
 
 // Demanded is how many runners the jobs need now: Demand when it is below
@@ -102,6 +105,8 @@ type PoolState struct {
 	Status          PoolStatus
 	// Volumes are a RunnerSet's volume slots.
 	Volumes []VolumeSlot `json:",omitempty"`
+	// Warm holds the runners' times to ready and the idle runner-seconds.
+	Warm PoolWarm `json:",omitzero"`
 }
 
 // Desired is the replica count the pool converges to.

@@ -56,7 +56,9 @@ func (a *autoscalerRun) applyJob(ev contract.JobEvent, now time.Time) {
 	if a.releasesImportedCapacity(ev, now) {
 		a.releaseImportedCapacity(now)
 	}
-	s.Reservations.Apply(ev, now, s.Spec.TriggerDuration)
+	if s.Reservations.Apply(ev, now, s.Spec.TriggerDuration) && ev.Action == "queued" {
+		a.noteArrival(now)
+	}
 }
 
 // passOn addresses a queued job to the first autoscaler of its overflow, which

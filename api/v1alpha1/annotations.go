@@ -8,21 +8,16 @@ import (
 // IdleRunnersAnnotation asks an HRA for an idle buffer (beyond ARC): the
 // autoscaler keeps this many runners on top of what the jobs need, within
 // maxReplicas, so the next job starts on a registered runner instead of waiting
-// for a pod. minReplicas, by contrast, counts busy runners too. An annotation
-// keeps an ARC manifest valid for ARC itself.
+// for a pod. minReplicas, by contrast, counts busy runners too. "auto" (or
+// "auto,max=K") sizes the buffer from the pool's own demand instead
+// (IdleRunnersSetting). An annotation keeps an ARC manifest valid for ARC itself.
 const IdleRunnersAnnotation = "arcflow.dev/idle-runners"
 
-// IdleRunners is the HRA's idle buffer: 0 without the annotation.
+// IdleRunners is the HRA's fixed idle buffer: 0 without the annotation, and
+// with "auto", whose buffer the autoscaler sizes.
 func (h *HorizontalRunnerAutoscaler) IdleRunners() (int, error) {
-	value, ok := h.Annotations[IdleRunnersAnnotation]
-	if !ok {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(value)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("annotation %s: want a whole number of runners, 0 or more; got %q", IdleRunnersAnnotation, value)
-	}
-	return n, nil
+	s, err := h.IdleRunnersSetting()
+	return s.Fixed, err
 }
 
 // PriorityAnnotation orders the HRAs that match the same job (beyond ARC, which

@@ -192,6 +192,9 @@ type HorizontalRunnerAutoscalerStatus struct {
 	// ScheduledOverridesSummary shows the active or next override, e.g. "min=0 time=...".
 	// +optional
 	ScheduledOverridesSummary *string `json:"scheduledOverridesSummary,omitempty"`
+	// Warm is the warm buffer of arcflow.dev/idle-runners: auto (beyond ARC).
+	// +optional
+	Warm *WarmRunnersStatus `json:"warm,omitempty"`
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -207,6 +210,7 @@ type HorizontalRunnerAutoscalerStatus struct {
 // +kubebuilder:printcolumn:JSONPath=".spec.minReplicas",name=Min,type=number
 // +kubebuilder:printcolumn:JSONPath=".spec.maxReplicas",name=Max,type=number
 // +kubebuilder:printcolumn:JSONPath=".status.desiredReplicas",name=Desired,type=number
+// +kubebuilder:printcolumn:JSONPath=".status.warm.runners",name=Warm,type=number
 // +kubebuilder:printcolumn:JSONPath=".status.scheduledOverridesSummary",name=Schedule,type=string
 // +kubebuilder:printcolumn:JSONPath=".metadata.creationTimestamp",name=Age,type=date
 type HorizontalRunnerAutoscaler struct {

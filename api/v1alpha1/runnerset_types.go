@@ -49,6 +49,10 @@ type RunnerSetStatus struct {
 	// +optional
 	VolumesFree          *int `json:"volumesFree,omitempty"`
 	FailingRunnersStatus `json:",inline"`
+	// Warm is the warm buffer of the autoscaler's arcflow.dev/idle-runners:
+	// auto, and the idle runner-seconds it cost (beyond ARC).
+	// +optional
+	Warm *PoolWarmStatus `json:"warm,omitempty"`
 	// +optional
 	// +listType=map
 	// +listMapKey=type

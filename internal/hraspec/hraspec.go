@@ -45,7 +45,7 @@ func Of(hra *v1alpha1.HorizontalRunnerAutoscaler, target Target, opts Options) (
 	if target.Kind != hra.Spec.TargetKind() || target.Name != hra.Spec.ScaleTargetRef.Name {
 		return contract.AutoscalerSpec{}, errors.New("the scale target does not match scaleTargetRef")
 	}
-	idle, err := hra.IdleRunners()
+	idle, err := hra.IdleRunnersSetting()
 	if err != nil {
 		return contract.AutoscalerSpec{}, err
 	}
@@ -56,12 +56,15 @@ func Of(hra *v1alpha1.HorizontalRunnerAutoscaler, target Target, opts Options) (
 	spec := contract.AutoscalerSpec{
 		Namespace: hra.Namespace, Name: hra.Name, Generation: hra.Generation,
 		TargetKind: target.Kind, TargetName: target.Name,
-		Min: hra.Spec.MinReplicasOrDefault(), Max: *hra.Spec.MaxReplicas, IdleRunners: idle,
+		Min: hra.Spec.MinReplicasOrDefault(), Max: *hra.Spec.MaxReplicas, IdleRunners: idle.Fixed,
 		ScaleDownDelay:  hra.Spec.ScaleDownDelay(opts.DefaultScaleDownDelay),
 		TriggerDuration: trigger.DurationOrDefault(),
 		Metrics:         hra.Spec.Metrics, Overrides: hra.Spec.ScheduledOverrides, Capacity: hra.Spec.CapacityReservations,
 		Scope: ScopeOf(hra.Namespace, target.Config), TargetLabels: target.Config.Labels,
 		BatchWindow: opts.BatchWindow, SyncPeriod: opts.SyncPeriod, ReconcilePeriod: opts.ReconcilePeriod,
+	}
+	if idle.Auto {
+		spec.AutoIdle = &contract.AutoIdleRunners{Max: idle.Max}
 	}
 	if ref := hra.Spec.GitHubAPICredentialsFrom.Ref(hra.Namespace); ref != "" {
 		spec.Scope.Credentials = ref // the HRA's own, for its metrics and reconcile, as in ARC

@@ -41,6 +41,9 @@ type AutoscalerSpec struct {
 	BatchWindow     time.Duration
 	SyncPeriod      time.Duration
 	ReconcilePeriod time.Duration
+	// AutoIdle, when set, sizes the idle buffer from the pool's demand
+	// instead (v1alpha1.IdleRunnersAnnotation "auto").
+	AutoIdle *AutoIdleRunners `json:",omitempty"`
 }
 
 // AutoscalerStart is the input of an autoscaler's first run, as the webhook
