@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -52,21 +53,45 @@ func benchSteadyPools(ctx context.Context, s *session, jobs int, rate float64) (
 		return "", err
 	}
 	end := time.Now()
-	calls := len(w.GitHub.Calls())
+	calls := w.GitHub.Calls()
 	out, err := simworld.MeasureSteady(ctx, s.temporal, w, load, end)
 	if err != nil {
 		return "", err
 	}
+	hours := end.Sub(started).Hours()
+	perJob := func(n int) float64 { return float64(n) / float64(max(jobs, 1)) }
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n### A steady load over %d pools on the %s: %d jobs at %.1f jobs/s (Poisson), %v-%v each, runners registered 10 s after Running (%v)\n\n",
 		load.Pools, s.serverName(), jobs, rate, load.MinDuration, load.MaxDuration, end.Sub(started).Round(time.Second))
-	b.WriteString("| figure | arcflow | ARC legacy, same load | before issue 27 |\n|---|---|---|---|\n")
-	fmt.Fprintf(&b, "| jobs interrupted | %d | 0 | 1 |\n", out.Interrupted)
-	fmt.Fprintf(&b, "| busy pods deleted | %d | 0 | 1 |\n", len(out.BusyPodsDeleted))
-	fmt.Fprintf(&b, "| scale-down stops (while the pool had a queued job) | %d (%d) | n/a | 43 (n/a) |\n", out.Stops, out.StopsWhileQueued)
-	fmt.Fprintf(&b, "| runner pods per job | %.2f | n/a | n/a |\n", out.PodsPerJob())
-	fmt.Fprintf(&b, "| queued -> started p50 / p95 / p99 | %v | 10.59 / - / 13.26 s at 0.5 jobs/s | 10.12 / - / 16.17 s at 0.5 jobs/s |\n", out.Waits)
-	fmt.Fprintf(&b, "| GitHub calls per job | %.2f | 0.28 | 2.43 |\n", float64(calls)/float64(max(jobs, 1)))
-	b.WriteString("\nARC's and the earlier figures are from issue 27 and DESIGN.md (the same load shape, 447 jobs at 0.5-2 jobs/s).\n")
+	b.WriteString("| figure | arcflow | ARC legacy (issue 27) | arcflow before issue 27 (cc08caa, same run) |\n|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| jobs interrupted | %d | 0 | 0 (1 in issue 27's run) |\n", out.Interrupted)
+	fmt.Fprintf(&b, "| busy pods deleted | %d | 0 | 0 (1 in issue 27's run) |\n", len(out.BusyPodsDeleted))
+	fmt.Fprintf(&b, "| scale-down stops (while the pool had a queued job) | %d (%d) | n/a | 25 (5) |\n", out.Stops, out.StopsWhileQueued)
+	fmt.Fprintf(&b, "| runner pods per job | %.2f | n/a | 1.01 |\n", out.PodsPerJob())
+	fmt.Fprintf(&b, "| queued -> started p50 / p95 / p99 | %v | 10.59 / - / 13.26 s at 0.5 jobs/s | 10.2 / 11.5 / 17.6 s |\n", out.Waits)
+	fmt.Fprintf(&b, "| GitHub calls per job; per hour | %.2f; %.0f | 0.28 | 2.30 |\n", perJob(len(calls)), float64(len(calls))/max(hours, 1e-9))
+	b.WriteString("\nGitHub calls by endpoint and status, per job:\n\n| endpoint | status | calls | per job |\n|---|---|---|---|\n")
+	type key struct {
+		endpoint string
+		status   int
+	}
+	byEndpoint := map[key]int{}
+	for _, c := range calls {
+		byEndpoint[key{c.Endpoint, c.Status}]++
+	}
+	keys := make([]key, 0, len(byEndpoint))
+	for k := range byEndpoint {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if byEndpoint[keys[i]] != byEndpoint[keys[j]] {
+			return byEndpoint[keys[i]] > byEndpoint[keys[j]]
+		}
+		return keys[i].endpoint < keys[j].endpoint
+	})
+	for _, k := range keys {
+		fmt.Fprintf(&b, "| %s | %d | %d | %.3f |\n", k.endpoint, k.status, byEndpoint[k], perJob(byEndpoint[k]))
+	}
+	b.WriteString("\nARC's figures are from issue 27 and DESIGN.md (the same load shape, 447 jobs at 0.5-2 jobs/s); the before column is this phase run on commit cc08caa.\n")
 	return b.String(), nil
 }

@@ -165,8 +165,18 @@ func arcLeft(ctx context.Context, dyn dynamic.Interface, w *simworld.World, ns s
 // jobs on runners of its own, never has more than maxReplicas (8) runner
 // pods, and leaves nothing of ARC's.
 func TestTakeOverALiveARCInstallation(t *testing.T) {
-	const ns = "takeover"
-	const arcNamespace = "takeover-arc-system"
+	takeOver(t, "takeover", false)
+}
+
+// The same takeover with the worker SIGKILLed just as it starts acting, in the
+// middle of the adoption: every step is an activity of a workflow, so the
+// restarted worker finishes it, and the end state is the same.
+func TestTakeOverSurvivesAWorkerKilledMidway(t *testing.T) {
+	takeOver(t, "takeover-killed", true)
+}
+
+func takeOver(t *testing.T, ns string, killWorker bool) {
+	arcNamespace := ns + "-arc-system"
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	stopLease := heldARCLease(t, ctx, arcNamespace, "actions-runner-controller")
@@ -241,6 +251,9 @@ func TestTakeOverALiveARCInstallation(t *testing.T) {
 		return acceptedField(ctx, ns, "rdeploy", takeoverRD, "status") == "True"
 	}, arcLeaseSeconds*time.Second+30*time.Second, 200*time.Millisecond, "arcflow acts within 30 s of the Lease's expiry")
 	acting := time.Now()
+	if killWorker {
+		require.NoError(t, w.Worker.Restart(), "SIGKILL the worker mid-adoption and start it again")
+	}
 	require.Eventually(t, func() bool {
 		for _, r := range w.GitHub.Runners() {
 			if strings.HasPrefix(r.Name, takeoverRRS) && !r.Busy {
@@ -273,6 +286,6 @@ func TestTakeOverALiveARCInstallation(t *testing.T) {
 	livePeak := peak()
 	require.Empty(t, w.Runners.Violations(), "no job interrupted")
 	require.LessOrEqual(t, livePeak, 8, "live runner pods never above maxReplicas")
-	t.Logf("takeover: Lease expired %v after its last renewal; arcflow accepted the RunnerDeployment %v after the expiry; live runner pods at peak %d; %d pods created by arcflow for 4 new jobs; jobs interrupted %d",
-		arcLeaseSeconds*time.Second, acting.Sub(expiry).Round(100*time.Millisecond), livePeak, len(w.Runners.PodTimes())-arcRunnerCount, w.Runners.Interrupted())
+	t.Logf("takeover (worker killed midway: %v): Lease expired %v after its last renewal; arcflow accepted the RunnerDeployment %v after the expiry; live runner pods at peak %d; %d pods created by arcflow for 4 new jobs; jobs interrupted %d",
+		killWorker, arcLeaseSeconds*time.Second, acting.Sub(expiry).Round(100*time.Millisecond), livePeak, len(w.Runners.PodTimes())-arcRunnerCount, w.Runners.Interrupted())
 }
