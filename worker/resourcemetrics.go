@@ -51,7 +51,7 @@ func (m *ResourceMetrics) use(hras, rds, rss cache.GenericLister) {
 
 // Describe implements prometheus.Collector.
 func (m *ResourceMetrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{hraMinDesc, hraMaxDesc, hraDesiredDesc, rdReplicasDesc, rsReplicasDesc, failuresDesc} {
+	for _, d := range []*prometheus.Desc{hraMinDesc, hraMaxDesc, hraDesiredDesc, rdReplicasDesc, rsReplicasDesc, failuresDesc, warmRunnersDesc, idleRunnerSecondsDesc} {
 		ch <- d
 	}
 }
@@ -97,9 +97,11 @@ func (m *ResourceMetrics) Collect(ch chan<- prometheus.Metric) {
 	each(rds, func(u *unstructured.Unstructured) {
 		gauge(rdReplicasDesc, u, "spec", "replicas")
 		failures("RunnerDeployment")(u)
+		warmMetrics(ch, "RunnerDeployment", u)
 	})
 	each(rss, func(u *unstructured.Unstructured) {
 		gauge(rsReplicasDesc, u, "spec", "replicas")
 		failures("RunnerSet")(u)
+		warmMetrics(ch, "RunnerSet", u)
 	})
 }
