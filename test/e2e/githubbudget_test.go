@@ -1,0 +1,106 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/arcflow/arcflow/api/v1alpha1"
+	"github.com/arcflow/arcflow/internal/simworld"
+)
+
+// deferredCalls sums arcflow_github_deferred_calls_total in a metrics page.
+func deferredCalls(page string) float64 {
+	var sum float64
+	for _, m := range regexp.MustCompile(`(?m)^arcflow_github_deferred_calls_total\{[^}]*\} (\S+)$`).FindAllStringSubmatch(page, -1) {
+		v, _ := strconv.ParseFloat(m[1], 64)
+		sum += v
+	}
+	return sum
+}
+
+// With GitHub allowing 30 calls a 40 s window, arcflow plans within half of
+// them: past that it puts off its reconciles and runner-list refreshes until
+// the window resets, while scaling goes on: every job runs, no call is refused
+// for the limit (the other half stays free for the organization's other
+// tools, and for registration), and the deferred reconciles run again after
+// the reset.
+func TestScalingGoesOnWithinASmallRateLimit(t *testing.T) {
+	const ns = "github-budget"
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	w := startSimWorld(t, ctx, simworld.Config{
+		Namespace: ns, Orgs: []string{"budget-org"}, RegisterDelay: time.Second, JobDuration: 3 * time.Second, Seed: 28,
+		Env: []string{"ARCFLOW_RECONCILE_PERIOD=5s", "ARCFLOW_GITHUB_RUNNER_LIST_INTERVAL=1s"},
+	})
+	manifest := `apiVersion: actions.summerwind.dev/v1alpha1
+kind: RunnerDeployment
+metadata:
+  name: budget
+spec:
+  replicas: 0
+  template:
+    spec:
+      repository: budget-org/app
+      labels: [linux, budget]
+---
+` + simworld.WebhookHRA("budget", v1alpha1.KindRunnerDeployment, 5, 5)
+	require.NoError(t, w.Apply(ctx, manifest))
+	require.Eventually(t, func() bool {
+		out, _ := stack.Kubectl(ctx, "get", "-n", ns, "hra", "budget", "-o", "jsonpath={.status.desiredReplicas}")
+		return out == "0"
+	}, 60*time.Second, 200*time.Millisecond, "the autoscaler runs")
+	const window = 40 * time.Second
+	w.GitHub.EnforceRateLimit(30, window)
+	started := time.Now()
+
+	const jobs = 20
+	for i := range jobs {
+		w.Queue("budget-org/app", fmt.Sprintf("job-%d", i), []string{"self-hosted", "linux", "budget"})
+		select {
+		case <-ctx.Done():
+			t.Fatal(ctx.Err())
+		case <-time.After(2 * time.Second): // the load's pace, not a wait for arcflow
+		}
+	}
+	require.Eventually(t, func() bool {
+		done := 0
+		for _, j := range w.GitHub.Jobs() {
+			if j.Status == "completed" && j.Conclusion == "success" {
+				done++
+			}
+		}
+		return done == jobs
+	}, 2*time.Minute, 200*time.Millisecond, "every job ran")
+	perEndpoint := map[string]int{}
+	for _, c := range w.GitHub.Calls() {
+		perEndpoint[fmt.Sprintf("%s %d", c.Endpoint, c.Status)]++
+	}
+	t.Logf("GitHub calls so far, by endpoint and status: %v", perEndpoint)
+	require.Eventually(t, func() bool { return deferredCalls(readAllMetrics(t, w.WorkerMetricsURL)) > 0 }, window, 500*time.Millisecond,
+		"arcflow put calls off once its share was spent")
+	deferredAt := time.Now()
+	for _, c := range w.GitHub.Calls() {
+		require.NotEqual(t, 403, c.Status, "no call refused for the rate limit: %s %s at %v", c.Method, c.Path, c.At.Sub(started))
+	}
+	// The reconcile asks again once a window reset.
+	runLists := func(after time.Time) int {
+		n := 0
+		for _, c := range w.GitHub.Calls() {
+			if c.Endpoint == "GET /repos/{owner}/{repo}/actions/runs" && c.At.After(after) {
+				n++
+			}
+		}
+		return n
+	}
+	require.Eventually(t, func() bool { return runLists(deferredAt) > 0 }, 2*window, 500*time.Millisecond,
+		"the deferred reconcile runs after the window's reset")
+	calls := len(w.GitHub.Calls())
+	t.Logf("%d jobs ran within 30 calls per %v: %d GitHub calls in %v, %.0f deferred, none refused",
+		jobs, window, calls, time.Since(started).Round(time.Second), deferredCalls(readAllMetrics(t, w.WorkerMetricsURL)))
+}
