@@ -62,3 +62,25 @@ func TestConcurrentLookupsShareOneRefresh(t *testing.T) {
 	wg.Wait()
 	require.Equal(t, 2, listCalls(srv.CallCounts()), "the first list, then one refresh for all the waiters")
 }
+
+// A scope of many runners is read less often, in proportion to its pages, so
+// its calls an hour do not grow with its size.
+func TestALargeScopeIsReadInProportionToItsPages(t *testing.T) {
+	clk := newClock()
+	srv, c, _ := setup(t, clk)
+	ctx := context.Background()
+	for i := range 250 { // three pages
+		register(t, srv, c, repo, fmt.Sprintf("idle-%03d", i), false)
+	}
+	_, err := c.SharedRunners(ctx, repo)
+	require.NoError(t, err)
+	require.Equal(t, 3, listCalls(srv.CallCounts()), "one read: three pages")
+	clk.Advance(2 * github.DefaultRunnerListInterval)
+	_, _, err = c.FindRunner(ctx, repo, "late")
+	require.NoError(t, err)
+	require.Equal(t, 3, listCalls(srv.CallCounts()), "two intervals later a three-page list is still fresh")
+	clk.Advance(github.DefaultRunnerListInterval + time.Second)
+	_, _, err = c.FindRunner(ctx, repo, "late")
+	require.NoError(t, err)
+	require.Equal(t, 6, listCalls(srv.CallCounts()), "read again after three intervals")
+}

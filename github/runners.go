@@ -15,6 +15,9 @@ type (
 	gogithubResponse          = gogithub.Response
 )
 
+// runnersPerPage is the page size of runner lists, GitHub's largest.
+const runnersPerPage = 100
+
 // Runner is a self-hosted runner as GitHub lists it.
 type Runner struct {
 	ID     int64    `json:"id"`
@@ -35,7 +38,7 @@ func (c *Client) ListRunners(ctx context.Context, scope Scope, fresh bool) ([]Ru
 	ctx = withEndpoint(ctx, endpoint)
 	var runners []Runner
 	for page := 1; ; {
-		u := fmt.Sprintf("%s/actions/runners?per_page=100&page=%d", scope.String(), page)
+		u := fmt.Sprintf("%s/actions/runners?per_page=%d&page=%d", scope.String(), runnersPerPage, page)
 		req, err := c.gh.NewRequest(ctx, http.MethodGet, u, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", endpoint, scope, err)
