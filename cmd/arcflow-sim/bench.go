@@ -31,6 +31,7 @@ func runBench(ctx context.Context, args []string) error {
 	steady := fs.Int("steady-jobs", 40, "jobs of the steady-rate rows (one every 3 s: without and with an idle buffer of 2, and with JIT runners; 0 skips them)")
 	steadyPools := fs.Int("steady-pools-jobs", 450, "jobs of the steady load over ten pools with a 10 s registration (0 skips it)")
 	steadyPoolsRate := fs.Float64("steady-pools-rate", 1, "mean arrival rate of the steady load over ten pools, in jobs/s")
+	steadyPoolsRegistered := fs.Int("steady-pools-registered", 0, "runners the steady load never uses, registered in its scope first (1000 makes each runner list 10 pages longer)")
 	volumeJobs := fs.Int("volume-jobs", 50, "jobs run one after another, and again in bursts of 10, on a RunnerSet with a cache volume at maxReplicas 5 (0 skips them)")
 	failing := fs.Duration("failing", 5*time.Minute, "how long a pool of runners that crash at start runs before its template is fixed (0 skips it)")
 	allInOne := fs.Bool("all-in-one", false, "run `arcflow all` (worker and webhook in one process) instead of a worker and arcflow-webhook")
@@ -80,7 +81,7 @@ func runBench(ctx context.Context, args []string) error {
 	}
 	if *steadyPools > 0 {
 		step(fmt.Sprintf("a steady load over ten pools: %d jobs at %.1f jobs/s, 10 s registration", *steadyPools, *steadyPoolsRate))
-		table, err := benchSteadyPools(ctx, s, *steadyPools, *steadyPoolsRate)
+		table, err := benchSteadyPools(ctx, s, *steadyPools, *steadyPoolsRate, *steadyPoolsRegistered)
 		if err != nil {
 			return fmt.Errorf("steady load over ten pools: %w", err)
 		}
