@@ -32,6 +32,9 @@ func runBench(ctx context.Context, args []string) error {
 	steadyPools := fs.Int("steady-pools-jobs", 450, "jobs of the steady load over ten pools with a 10 s registration (0 skips it)")
 	steadyPoolsRate := fs.Float64("steady-pools-rate", 1, "mean arrival rate of the steady load over ten pools, in jobs/s")
 	steadyPoolsRegistered := fs.Int("steady-pools-registered", 0, "runners the steady load never uses, registered in its scope first (1000 makes each runner list 10 pages longer)")
+	warmRates := fs.String("warm-rates", "0.5,1,2,4", "comma-separated rates (jobs/s) of the warm-runner rows: ten pools, 10 s to ready, without a buffer, with 2 per pool, with auto (empty skips them)")
+	warmWarmup := fs.Duration("warm-warmup", 45*time.Second, "unmeasured start of each warm-runner row")
+	warmMeasure := fs.Duration("warm-measure", 45*time.Second, "measured part of each warm-runner row (longer gives steadier percentiles)")
 	volumeJobs := fs.Int("volume-jobs", 50, "jobs run one after another, and again in bursts of 10, on a RunnerSet with a cache volume at maxReplicas 5 (0 skips them)")
 	failing := fs.Duration("failing", 5*time.Minute, "how long a pool of runners that crash at start runs before its template is fixed (0 skips it)")
 	allInOne := fs.Bool("all-in-one", false, "run `arcflow all` (worker and webhook in one process) instead of a worker and arcflow-webhook")
@@ -84,6 +87,18 @@ func runBench(ctx context.Context, args []string) error {
 		table, err := benchSteadyPools(ctx, s, *steadyPools, *steadyPoolsRate, *steadyPoolsRegistered)
 		if err != nil {
 			return fmt.Errorf("steady load over ten pools: %w", err)
+		}
+		fmt.Print(table)
+		report.WriteString(table)
+	}
+	if *warmRates != "" {
+		rates, err := parseRates(*warmRates)
+		if err != nil {
+			return err
+		}
+		table, err := benchWarm(ctx, s, rates, *warmWarmup, *warmMeasure)
+		if err != nil {
+			return err
 		}
 		fmt.Print(table)
 		report.WriteString(table)

@@ -17,6 +17,12 @@ func WithIdleRunners(manifest, hra string, n int) string {
 	return annotate(manifest, "HorizontalRunnerAutoscaler", hra, v1alpha1.IdleRunnersAnnotation, fmt.Sprint(n))
 }
 
+// WithIdleRunnersSetting gives the HorizontalRunnerAutoscaler named hra in a
+// manifest the arcflow.dev/idle-runners value setting, such as "auto,max=20".
+func WithIdleRunnersSetting(manifest, hra, setting string) string {
+	return annotate(manifest, "HorizontalRunnerAutoscaler", hra, v1alpha1.IdleRunnersAnnotation, setting)
+}
+
 // WithJITConfig makes the RunnerDeployment named rd in a manifest register its
 // runners with JIT configurations (v1alpha1.JITConfigAnnotation).
 func WithJITConfig(manifest, rd string) string {

@@ -29,6 +29,9 @@ type SteadyPools struct {
 	// MaxReplicas and ScaleDownDelaySeconds go into every pool's HRA.
 	MaxReplicas, ScaleDownDelaySeconds int
 	Seed                               uint64
+	// IdleRunners, when set, is every HRA's arcflow.dev/idle-runners
+	// ("2", "auto", ...).
+	IdleRunners string
 }
 
 // PoolName is the name of the i-th pool's RunnerDeployment and HRA.
@@ -60,9 +63,18 @@ spec:
     spec:
       repository: %[2]s
       labels: [linux, %[1]s]
-`, name, s.Repository), WebhookHRA(name, v1alpha1.KindRunnerDeployment, s.MaxReplicas, s.ScaleDownDelaySeconds))
+`, name, s.Repository), s.hra(name))
 	}
 	return strings.Join(docs, "---\n")
+}
+
+// hra is a pool's HRA, with the load's idle buffer.
+func (s SteadyPools) hra(name string) string {
+	hra := WebhookHRA(name, v1alpha1.KindRunnerDeployment, s.MaxReplicas, s.ScaleDownDelaySeconds)
+	if s.IdleRunners != "" {
+		hra = WithIdleRunnersSetting(hra, name, s.IdleRunners)
+	}
+	return hra
 }
 
 // JobDuration is how long a job of the load runs: log-uniform in

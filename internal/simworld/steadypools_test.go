@@ -17,6 +17,9 @@ func TestSteadyPoolsLoad(t *testing.T) {
 	require.Equal(t, 8, strings.Count(load.Manifest(), "kind: "), "a RunnerDeployment and an HRA per pool")
 	require.Equal(t, "pool-03", load.PoolOf("pool-03-x1abc"))
 	require.Empty(t, load.PoolOf("other-x1abc"))
+	require.NotContains(t, load.Manifest(), "idle-runners")
+	load.IdleRunners = "auto"
+	require.Equal(t, 4, strings.Count(load.Manifest(), `arcflow.dev/idle-runners: "auto"`), "on every HRA")
 
 	perPool := map[string]int{}
 	require.NoError(t, load.Queue(context.Background(), func(repo, _ string, labels []string) {

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/arcflow/arcflow/internal/simworld"
+)
+
+// warmReady is the bench's time to ready: production runners take 10-30 s
+// from pod to registered, and every job that finds no idle runner waits it.
+const warmReady = 10 * time.Second
+
+// warmVariants are the idle buffers compared: none (ARC's behaviour), a fixed
+// buffer of 2 per pool, and arcflow.dev/idle-runners: auto.
+var warmVariants = []struct{ name, annotation string }{{"none", ""}, {"fixed 2", "2"}, {"auto", "auto"}}
+
+// warmResult is one run of one variant at one rate.
+type warmResult struct {
+	rate    float64
+	variant string
+	// jobs arrived in the measured window (after the warm-up).
+	jobs  int
+	waits simworld.Percentiles
+	// idlePerJob and podsPerJob are over the measured window.
+	idlePerJob, podsPerJob float64
+	// leftAfter is how many runner pods there were a minute after the last
+	// job completed, and emptyAfter how long after it none was left (auto only).
+	leftAfter  int
+	emptyAfter time.Duration
+}
+
+// benchWarm runs issue 29's steady rows: the steady load over ten pools
+// (simworld.SteadyPools), runners ready 10 s after their pod runs, HRA
+// maxReplicas 100 and a 30 s scale-down delay, at each rate, once per idle
+// buffer. Each run's first warmup is not measured, so the rows compare the
+// buffers in their steady state; the pools start at zero, as at dawn.
+func benchWarm(ctx context.Context, s *session, rates []float64, warmup, measure time.Duration) (string, error) {
+	var results []warmResult
+	for _, rate := range rates {
+		for _, v := range warmVariants {
+			step(fmt.Sprintf("warm runners: %.1f jobs/s, idle buffer %s", rate, v.name))
+			r, err := warmRun(ctx, s, rate, v.name, v.annotation, warmup, measure)
+			if err != nil {
+				return "", fmt.Errorf("warm runners at %.1f jobs/s, %s: %w", rate, v.name, err)
+			}
+			results = append(results, r)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n### Warm runners (issue 29): a steady load over 10 pools on the %s, runners ready %v after Running, maxReplicas 100, scale-down delay 30 s; %v of warm-up, then %v measured\n\n",
+		s.serverName(), warmReady, warmup, measure)
+	b.WriteString("| jobs/s | idle buffer | jobs measured | queued → started p50 / p95 / p99 | idle runner-s per job | runner pods per job | runner pods 1 min after the last job (all gone after) |\n|---|---|---|---|---|---|---|\n")
+	for _, r := range results {
+		after := "-"
+		if r.variant == "auto" {
+			after = fmt.Sprintf("%d (%v)", r.leftAfter, r.emptyAfter.Round(time.Second))
+		}
+		fmt.Fprintf(&b, "| %.1f | %s | %d | %v | %.1f | %.2f | %s |\n", r.rate, r.variant, r.jobs, r.waits, r.idlePerJob, r.podsPerJob, after)
+	}
+	fmt.Fprintf(&b, "\nTargets for auto: p50 ≤ 0.5 s and p99 ≤ %v at every rate; idle runner-s per job ≤ %v at 1 job/s and above; no runner a minute after the last job.\n",
+		warmReady, 2*warmReady)
+	b.WriteString("Idle runner-seconds and pods are counted from the end of the warm-up to the last arrival, over the jobs that arrived then.\n")
+	return b.String(), nil
+}
+
+// idleSample is how many runners GitHub listed online and not busy, when.
+type idleSample struct {
+	at   time.Time
+	idle int
+}
+
+func warmRun(ctx context.Context, s *session, rate float64, variant, annotation string, warmup, measure time.Duration) (warmResult, error) {
+	load := simworld.SteadyPools{
+		Pools: 10, Repository: "warm-org/app", Rate: rate, Jobs: int(rate * (warmup + measure).Seconds()),
+		MinDuration: 2 * time.Second, MaxDuration: 2 * time.Minute,
+		MaxReplicas: 100, ScaleDownDelaySeconds: 30, Seed: 29, IdleRunners: annotation,
+	}
+	ns := fmt.Sprintf("bench-warm-%s-%s", strings.ReplaceAll(fmt.Sprint(rate), ".", "-"), strings.ReplaceAll(variant, " ", "-"))
+	w, err := s.world(ctx, simworld.Config{Namespace: ns, RegisterDelay: warmReady, JobDurations: load.JobDuration, Seed: 29})
+	if err != nil {
+		return warmResult{}, err
+	}
+	defer func() { _ = w.Stop() }()
+	if err := w.Apply(ctx, load.Manifest()); err != nil {
+		return warmResult{}, err
+	}
+	for i := range load.Pools {
+		if err := s.waitAccepted(ctx, ns, load.PoolName(i)); err != nil {
+			return warmResult{}, err
+		}
+	}
+	if annotation == "2" {
+		if err := waitFor(ctx, 3*time.Minute, "the fixed buffers registered", func() bool {
+			return w.IdleRunners() == 2*load.Pools && w.Runners.LivePods() == 2*load.Pools
+		}); err != nil {
+			return warmResult{}, err
+		}
+	}
+
+	var mu sync.Mutex
+	var samples []idleSample
+	sampling, stopSampling := context.WithCancel(ctx)
+	defer stopSampling()
+	go func() {
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-sampling.Done():
+				return
+			case now := <-tick.C:
+				n := w.IdleRunners()
+				mu.Lock()
+				samples = append(samples, idleSample{now, n})
+				mu.Unlock()
+			}
+		}
+	}()
+	from := time.Now().Add(warmup)
+	var hra string
+	go func() { // the HRAs as kubectl shows them, once the buffers have risen
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Until(from.Add(measure / 2))):
+			out, _ := s.stack.Kubectl(ctx, "get", "hra", "-n", ns)
+			mu.Lock()
+			hra = out
+			mu.Unlock()
+		}
+	}()
+	if err := load.Queue(ctx, w.Queue); err != nil {
+		return warmResult{}, err
+	}
+	if err := waitFor(ctx, 10*time.Minute, "every job of the load done", func() bool {
+		for _, j := range w.GitHub.Jobs() {
+			if j.Status != "completed" {
+				return false
+			}
+		}
+		return true
+	}); err != nil {
+		return warmResult{}, err
+	}
+	r := warmResult{rate: rate, variant: variant}
+	var lastArrival, lastDone time.Time
+	var waits []time.Duration
+	for _, j := range w.GitHub.Jobs() {
+		lastArrival, lastDone = later(lastArrival, j.CreatedAt), later(lastDone, j.CompletedAt)
+		if !j.CreatedAt.Before(from) {
+			r.jobs++
+			waits = append(waits, j.StartedAt.Sub(j.CreatedAt))
+		}
+	}
+	r.waits = simworld.PercentilesOf(waits)
+	pods := 0
+	for _, p := range w.Runners.PodTimes() {
+		if !p.Created.Before(from) && !p.Created.After(lastArrival) {
+			pods++
+		}
+	}
+	if annotation == "auto" {
+		// The buffer rests a scale-down delay after each pool's last job.
+		var emptyAt time.Time
+		leftAt := -1
+		if err := waitFor(ctx, 5*time.Minute, "no runner pod left", func() bool {
+			live := w.Runners.LivePods()
+			if leftAt < 0 && time.Since(lastDone) >= time.Minute {
+				leftAt = live
+			}
+			if live == 0 {
+				emptyAt = time.Now()
+				return true
+			}
+			return false
+		}); err != nil {
+			return warmResult{}, err
+		}
+		r.leftAfter, r.emptyAfter = max(leftAt, 0), emptyAt.Sub(lastDone)
+	}
+	stopSampling()
+	mu.Lock()
+	idle := idleSeconds(samples, from, lastArrival)
+	kubectl := hra
+	mu.Unlock()
+	r.idlePerJob = idle / float64(max(r.jobs, 1))
+	r.podsPerJob = float64(pods) / float64(max(r.jobs, 1))
+	if kubectl != "" {
+		_ = os.WriteFile(filepath.Join(s.dir, ns+"-hra.txt"), []byte(kubectl), 0o644)
+	}
+	if out, err := s.stack.Kubectl(ctx, "delete", "-n", ns, "hra,rdeploy", "--all"); err != nil {
+		return warmResult{}, fmt.Errorf("delete the pools: %w: %s", err, out)
+	}
+	return r, waitFor(ctx, 3*time.Minute, "the pools to drain after delete", func() bool { return w.Runners.LivePods() == 0 })
+}
+
+// parseRates reads --warm-rates.
+func parseRates(list string) ([]float64, error) {
+	var rates []float64
+	for _, f := range strings.Split(list, ",") {
+		r, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || r <= 0 {
+			return nil, fmt.Errorf("--warm-rates: %q is not a positive rate", f)
+		}
+		rates = append(rates, r)
+	}
+	return rates, nil
+}
+
+// idleSeconds integrates the idle samples taken within [from, to].
+func idleSeconds(samples []idleSample, from, to time.Time) float64 {
+	var sum float64
+	for i := 1; i < len(samples); i++ {
+		if samples[i].at.Before(from) || samples[i].at.After(to) {
+			continue
+		}
+		sum += float64(samples[i-1].idle) * samples[i].at.Sub(samples[i-1].at).Seconds()
+	}
+	return sum
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
