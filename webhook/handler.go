@@ -111,6 +111,7 @@ func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply r
 		event.Overflow = match.Overflow // a completion follows its reservation from the first autoscaler
 	case "completed":
 		event.RunnerName = job.GetRunnerName() // finishing: its pool stops counting it
+		event.StartedAt = job.GetStartedAt().Time
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.SignalTimeout)
 	defer cancel()

@@ -3,6 +3,7 @@ package webhook
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -22,4 +23,6 @@ func TestCompletedDeliveryNamesItsRunner(t *testing.T) {
 	require.Empty(t, rec.signals[0].RunnerName)
 	require.Equal(t, "completed", rec.signals[1].Action)
 	require.Equal(t, "GitHub Actions 5", rec.signals[1].RunnerName)
+	require.Equal(t, time.Date(2021, 8, 5, 10, 34, 58, 0, time.UTC), rec.signals[1].StartedAt.UTC(),
+		"when it started: for a job that waited, when its runner became ready")
 }

@@ -212,6 +212,7 @@ func (a *autoscalerRun) sendScale(ctx workflow.Context, out DesiredOutput) bool 
 	}
 	workflow.GetLogger(ctx).Info("scaled", "hra", s.Spec.Name, "pool", pool, "replicas", out.Desired, "demand", out.Demand)
 	req.Finished, s.Finished = nil, nil
+	a.warmSent(&req)
 	s.Sent = &req
 	return true
 }

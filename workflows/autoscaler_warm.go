@@ -9,6 +9,7 @@ package workflows
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
@@ -67,6 +68,43 @@ func (a *autoscalerRun) noteArrival(now time.Time) {
 	a.state.Warm.Arrivals.Arrive(now)
 }
 
+// waitedAtLeast tells a job that waited for its runner from one that found
+// it idle: GitHub's timestamps have whole seconds.
+const waitedAtLeast = 2 * time.Second
+
+// noteStart keeps the runner a completed job started on, when the job had
+// waited: it started as soon as that runner was ready, so the pool, which
+// knows when it created the runner, learns its time to ready without the
+// lag of the registration check. Only an auto buffer asks; a redelivery was
+// noted already.
+func (a *autoscalerRun) noteStart(ev contract.JobEvent) {
+	s := &a.state
+	if s.Spec.AutoIdle == nil || ev.Action != "completed" || ev.RunnerName == "" || ev.QueuedAt.IsZero() ||
+		ev.StartedAt.Sub(ev.QueuedAt) < waitedAtLeast {
+		return
+	}
+	_, delivered := s.Reservations.Deliveries[ev.DeliveryID]
+	_, completed := s.Reservations.EarlyCompletions[ev.JobID]
+	if (ev.DeliveryID != "" && delivered) || completed {
+		return
+	}
+	s.Warm.Starts = append(s.Warm.Starts, RunnerStart{Runner: ev.RunnerName, StartedAt: ev.StartedAt})
+	if len(s.Warm.Starts) > readySamples {
+		s.Warm.Starts = s.Warm.Starts[len(s.Warm.Starts)-readySamples:]
+	}
+}
+
+// warmSent forgets the starts a scale request carried once the pool has it;
+// the request kept as sent keeps none either (a copy: the signal's payload
+// is left as it was sent).
+func (a *autoscalerRun) warmSent(req *ScaleRequest) {
+	if req.Warm != nil {
+		sent := *req.Warm
+		sent.Starts, a.state.Warm.Starts = nil, nil
+		req.Warm = &sent
+	}
+}
+
 // warmRequest is what a scale request tells the pool of the buffer; nil
 // without an auto buffer.
 func (a *autoscalerRun) warmRequest(ctx workflow.Context) *WarmRequest {
@@ -76,7 +114,7 @@ func (a *autoscalerRun) warmRequest(ctx workflow.Context) *WarmRequest {
 	s := &a.state
 	return &WarmRequest{
 		Runners: s.Warm.Runners, Jobs: len(s.Reservations.Active), Rate: s.Warm.Arrivals.Rate, ReadyTime: s.Warm.ReadyTime,
-		From: workflow.GetInfo(ctx).WorkflowExecution.ID,
+		From: workflow.GetInfo(ctx).WorkflowExecution.ID, Starts: slices.Clone(s.Warm.Starts),
 	}
 }
 

@@ -195,3 +195,37 @@ func TestWithoutAutoThereIsNoWarmBuffer(t *testing.T) {
 	}, 20*time.Second+500*time.Millisecond)
 	at.finish(21*time.Second, hraSpec(0, 50))
 }
+
+// A completed job that waited for its runner started when the runner became
+// ready: the autoscaler passes that start to the pool, once. A job that found
+// its runner idle, or a redelivery, says nothing of the time to ready.
+func TestStartsOfJobsThatWaitedGoToThePool(t *testing.T) {
+	at := newAutoscalerTest(t)
+	at.warmStatuses()
+	t0 := at.start
+	completed := func(after time.Duration, delivery string, id int64, runner string, waited time.Duration) {
+		at.env.RegisterDelayedCallback(func() {
+			at.env.SignalWorkflow(contract.SignalJob, contract.JobEvent{DeliveryID: delivery, JobID: id, Action: "completed",
+				RunnerName: runner, QueuedAt: t0.Add(time.Second), StartedAt: t0.Add(time.Second + waited)})
+		}, after)
+	}
+	at.job(time.Second, "q1", 1, "queued")
+	at.job(time.Second, "q2", 2, "queued")
+	completed(20*time.Second, "c1", 1, "app-waited", 11*time.Second)
+	completed(21*time.Second, "c2", 2, "app-warm", time.Second)
+	completed(22*time.Second, "c1", 1, "app-waited", 11*time.Second) // redelivered
+	at.env.RegisterDelayedCallback(func() {
+		var starts [][]RunnerStart
+		for _, r := range at.requests {
+			if r.Warm != nil && len(r.Warm.Starts) > 0 {
+				starts = append(starts, r.Warm.Starts)
+			}
+		}
+		require.Len(t, starts, 1)
+		require.Len(t, starts[0], 1)
+		require.Equal(t, "app-waited", starts[0][0].Runner)
+		require.True(t, t0.Add(12*time.Second).Equal(starts[0][0].StartedAt))
+		require.Empty(t, at.state().Warm.Starts, "sent once")
+	}, 23*time.Second)
+	at.finish(24*time.Second, autoSpec(10))
+}

@@ -57,6 +57,7 @@ func (p *poolRun) onSpec(ctx workflow.Context, spec PoolSpec) {
 func (p *poolRun) onScale(ctx workflow.Context, scale ScaleRequest) {
 	p.state.ScaleReceived = workflow.Now(ctx)
 	p.markFinishing(ctx, scale.Finished)
+	p.noteStarts(scale.Warm)
 	scale.Finished = nil // applied; the state keeps only the counts
 	if cur := p.state.Scale; cur != nil && scale.EffectiveTime.Before(cur.EffectiveTime) {
 		scale.EffectiveTime = cur.EffectiveTime // effective time only moves forward
@@ -102,6 +103,7 @@ func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 			kept = append(kept, r)
 		} else {
 			finishing = r.Finishing
+			p.noteEnded(r)
 		}
 	}
 	known := len(kept) < len(p.state.Runners)

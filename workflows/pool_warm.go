@@ -1,10 +1,13 @@
 package workflows
 
 // The pool's part of arcflow.dev/idle-runners: auto. The pool is where a
-// runner's creation and its registration are both seen, so it measures the
-// time to ready and reports it to the autoscaler that sized the buffer
-// (ScaleRequest.Warm.From) when it moves. It also adds up the idle
-// runner-seconds the buffer costs, for status.warm and its metric.
+// runner's creation is known, so it measures the time to ready and reports it
+// to the autoscaler that sized the buffer (ScaleRequest.Warm.From) when it
+// moves. The end of the time to ready is the start of a job that waited for
+// the runner (the autoscaler passes those on from completed deliveries,
+// WarmRequest.Starts), or, until there is one, the runner's registration as
+// the pool heard of it. It also adds up the idle runner-seconds the buffer
+// costs, for status.warm and its metric.
 
 import (
 	"time"
@@ -34,6 +37,72 @@ func (p *poolRun) noteReady(now time.Time, r PoolRunner) {
 	if len(w.ReadyTimes) > readySamples {
 		w.ReadyTimes = w.ReadyTimes[len(w.ReadyTimes)-readySamples:]
 	}
+}
+
+// endedRunners bounds the runners a pool remembers after their end: a job's
+// start comes with its completion, which may pass its runner's end.
+const endedRunners = 50
+
+// noteEnded remembers an ended runner's creation, for a pool of an auto buffer.
+func (p *poolRun) noteEnded(r PoolRunner) {
+	if p.state.Scale == nil || p.state.Scale.Warm == nil || r.Adopted || r.RegistrationOnly || r.Created.IsZero() {
+		return
+	}
+	w := &p.state.Warm
+	w.Ended = append(w.Ended, EndedRunner{Name: r.Name, Created: r.Created})
+	if len(w.Ended) > endedRunners {
+		w.Ended = w.Ended[len(w.Ended)-endedRunners:]
+	}
+}
+
+// noteStarts turns the starts of jobs that waited for their runner into
+// times to ready: such a job started when its runner became ready. A runner
+// the pool does not know, or did not create (adopted), says nothing; nor
+// does a static runner's later job, which came long after it was ready, so
+// only ephemeral pools count them.
+func (p *poolRun) noteStarts(w *WarmRequest) {
+	if w == nil {
+		return
+	}
+	starts := w.Starts
+	w.Starts = nil // the state keeps the samples, not the requests
+	if !p.state.Spec.Ephemeral {
+		return
+	}
+	for _, st := range starts {
+		created, ok := p.createdOf(st.Runner)
+		if d := st.StartedAt.Sub(created); ok && d > 0 {
+			pw := &p.state.Warm
+			pw.JobReadyTimes = append(pw.JobReadyTimes, d)
+			if len(pw.JobReadyTimes) > readySamples {
+				pw.JobReadyTimes = pw.JobReadyTimes[len(pw.JobReadyTimes)-readySamples:]
+			}
+		}
+	}
+}
+
+func (p *poolRun) createdOf(name string) (time.Time, bool) {
+	for _, r := range p.state.Runners {
+		if r.Name == name {
+			return r.Created, !r.Adopted && !r.RegistrationOnly && !r.Created.IsZero()
+		}
+	}
+	for _, r := range p.state.Warm.Ended {
+		if r.Name == name {
+			return r.Created, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// readyTime is the pool's time to ready: the ReadyPercentile of the job
+// starts once there are any, of the registrations before that; and how many
+// samples it is from.
+func (s *PoolState) readyTime() (time.Duration, int) {
+	if n := len(s.Warm.JobReadyTimes); n > 0 {
+		return ReadyTimePercentile(s.Warm.JobReadyTimes), n
+	}
+	return ReadyTimePercentile(s.Warm.ReadyTimes), len(s.Warm.ReadyTimes)
 }
 
 // tendWarm brings the idle runner-seconds up to now and reports the time to
@@ -76,7 +145,7 @@ func (p *poolRun) reportReadyTime(ctx workflow.Context) {
 	if s.Scale == nil || s.Scale.Warm == nil || s.Scale.Warm.From == "" {
 		return
 	}
-	ready := ReadyTimePercentile(s.Warm.ReadyTimes)
+	ready, samples := s.readyTime()
 	if ready == 0 || !farApart(ready, s.Scale.Warm.ReadyTime) {
 		return
 	}
@@ -87,7 +156,7 @@ func (p *poolRun) reportReadyTime(ctx workflow.Context) {
 		return
 	}
 	s.Warm.Reported, s.Warm.ReportedAt = ready, workflow.Now(ctx)
-	report := ReadyTimeReport{ReadyTime: ready, Samples: len(s.Warm.ReadyTimes)}
+	report := ReadyTimeReport{ReadyTime: ready, Samples: samples}
 	if err := workflow.SignalExternalWorkflow(ctx, s.Scale.Warm.From, "", contract.SignalReadyTime, report).Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("cannot report the time to ready", "pool", s.Spec.Name, "autoscaler", s.Scale.Warm.From, "error", err)
 	}

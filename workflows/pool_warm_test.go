@@ -72,3 +72,40 @@ func TestAPoolWithoutAnAutoBufferReportsNothing(t *testing.T) {
 	pt.deleteAndDrain(7 * time.Second)
 	pt.run(spec(0, "h1", true))
 }
+
+// A job that waited for its runner started when the runner became ready: its
+// start less the runner's creation is a time to ready without the lag of the
+// registration check, for a runner that ended already too; once there is
+// one, the pool reports those.
+func TestAPoolTakesItsTimeToReadyFromJobsThatWaited(t *testing.T) {
+	pt := newPoolTest(t)
+	var reports []ReadyTimeReport
+	pt.env.OnSignalExternalWorkflow(mock.Anything, "hra/ci/app", "", contract.SignalReadyTime, mock.Anything).Return(
+		func(_, _, _, _ string, arg any) error {
+			reports = append(reports, arg.(ReadyTimeReport))
+			return nil
+		})
+	scale := func(replicas int, ready time.Duration, starts ...RunnerStart) ScaleRequest {
+		return ScaleRequest{Replicas: replicas, Warm: &WarmRequest{Runners: 0, Jobs: replicas, ReadyTime: ready, From: "hra/ci/app", Starts: starts}}
+	}
+	pt.at(time.Second, func() { pt.env.SignalWorkflow(contract.SignalScale, scale(2, 0)) })
+	pt.at(25*time.Second, pt.registerAll) // heard 24 s after creation: the check ran late
+	pt.at(26*time.Second, func() {
+		require.Equal(t, 24*time.Second, reports[len(reports)-1].ReadyTime, "registrations until a job says more")
+		pt.done(pt.created[0].name, EndCompleted) // its job is done, and it ends before the completion comes
+	})
+	pt.at(27*time.Second, func() {
+		pt.env.SignalWorkflow(contract.SignalScale, scale(1, 24*time.Second,
+			RunnerStart{Runner: pt.created[0].name, StartedAt: pt.start.Add(11 * time.Second)},
+			RunnerStart{Runner: pt.created[1].name, StartedAt: pt.start.Add(12 * time.Second)},
+			RunnerStart{Runner: "another-pools-runner", StartedAt: pt.start.Add(5 * time.Second)}))
+	})
+	pt.at(28*time.Second, func() {
+		require.Equal(t, ReadyTimeReport{ReadyTime: 11 * time.Second, Samples: 2}, reports[len(reports)-1])
+		state := pt.state()
+		require.Equal(t, []time.Duration{10 * time.Second, 11 * time.Second}, state.Warm.JobReadyTimes)
+		require.Empty(t, state.Scale.Warm.Starts, "the state keeps the samples, not the requests")
+	})
+	pt.deleteAndDrain(30 * time.Second)
+	pt.run(spec(0, "h1", true))
+}

@@ -37,6 +37,7 @@ type Forward struct {
 func (a *autoscalerRun) applyJob(ev contract.JobEvent, now time.Time) {
 	s := &a.state
 	a.noteFinished(ev)
+	a.noteStart(ev)
 	if spilled, ok := s.Spilled[ev.JobID]; ok {
 		if ev.Action == "completed" {
 			ev.Overflow = nil

@@ -19,6 +19,16 @@ type AutoscalerWarm struct {
 	Runners int `json:",omitempty"`
 	// Written is the HRA's status.warm as last written.
 	Written *WarmWritten `json:",omitempty"`
+	// Starts are the runners of completed jobs that waited for them, for
+	// the next scale request (WarmRequest.Starts); at most readySamples.
+	Starts []RunnerStart `json:",omitempty"`
+}
+
+// RunnerStart is when a job that had waited started on a runner: the moment
+// that runner became ready, as GitHub saw it.
+type RunnerStart struct {
+	Runner    string    `json:"runner"`
+	StartedAt time.Time `json:"startedAt"`
 }
 
 // WarmWritten is what the HRA's status.warm says; it is written again when
@@ -49,21 +59,31 @@ type WarmRequest struct {
 	ReadyTime time.Duration `json:"readyTime,omitempty"`
 	// From is the autoscaler's workflow ID.
 	From string `json:"from"`
+	// Starts are new samples of the time to ready (RunnerStart), once each.
+	Starts []RunnerStart `json:"starts,omitempty"`
 }
 
 func (w *WarmRequest) same(o *WarmRequest) bool {
 	if w == nil || o == nil {
 		return w == o
 	}
-	return w.Runners == o.Runners && w.Jobs == o.Jobs && w.ReadyTime == o.ReadyTime
+	return w.Runners == o.Runners && w.Jobs == o.Jobs && w.ReadyTime == o.ReadyTime && len(w.Starts) == 0
 }
 
 // PoolWarm is the pool's side of the warm buffer: its runners' times to
 // ready, what it last reported of them, and the idle runner-seconds.
 type PoolWarm struct {
-	// ReadyTimes are the newest runners' pod created -> registered, at most
-	// readySamples, oldest first.
-	ReadyTimes []time.Duration `json:",omitempty"`
+	// ReadyTimes are the newest runners' pod created -> registered as the
+	// pool heard it, at most readySamples, oldest first. The runners learn of
+	// their registration from a shared runner list, up to a list interval
+	// and a poll late, so these run long; JobReadyTimes, pod created -> the
+	// start of a job that had waited for the runner, do not, and are used
+	// once there are any.
+	ReadyTimes    []time.Duration `json:",omitempty"`
+	JobReadyTimes []time.Duration `json:",omitempty"`
+	// Ended are the newest runners that ended, with their creation, for a
+	// job start that comes after its runner's end; at most endedRunners.
+	Ended []EndedRunner `json:",omitempty"`
 	// Reported is the time to ready last sent to the autoscaler, at ReportedAt.
 	Reported   time.Duration `json:",omitempty"`
 	ReportedAt time.Time     `json:",omitzero"`
@@ -75,4 +95,10 @@ type PoolWarm struct {
 	// IdleWrittenAt is when status.warm.idleRunnerSeconds was last brought
 	// up to date.
 	IdleWrittenAt time.Time `json:",omitzero"`
+}
+
+// EndedRunner is a runner that ended, and when it was created.
+type EndedRunner struct {
+	Name    string
+	Created time.Time
 }

@@ -21,6 +21,10 @@ type JobEvent struct {
 	// completion of a job queued before the autoscaler first ran is one whose
 	// reservation ARC made, if it took over from ARC.
 	QueuedAt time.Time `json:"queuedAt,omitzero"`
+	// StartedAt is when a completed job started on RunnerName
+	// (workflow_job.started_at): a job that waited for that runner started
+	// when it became ready, which tells the pool its time to ready.
+	StartedAt time.Time `json:"startedAt,omitzero"`
 	// Overflow lists the workflow IDs of the other autoscalers that match a
 	// queued job, in the order they are tried: an autoscaler whose pool is at
 	// maxReplicas passes the job to the first of them (spill-over), and sends
