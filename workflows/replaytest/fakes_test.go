@@ -116,6 +116,10 @@ func (k *fakeKubernetes) UpdateHRAStatus(context.Context, activities.HRAStatusIn
 	return nil
 }
 
+func (k *fakeKubernetes) UpdateHRAWarmStatus(context.Context, activities.HRAWarmStatusInput) error {
+	return nil
+}
+
 // fakeGitHub has the methods of activities.GitHub.
 type fakeGitHub struct{ w *world }
 

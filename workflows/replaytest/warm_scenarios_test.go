@@ -1,0 +1,48 @@
+package replaytest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
+)
+
+// An autoscaler with arcflow.dev/idle-runners: auto (issue 29) and its pool:
+// the pool's runners register and it reports its time to ready, five jobs
+// raise a buffer, their completions (one that waited for its runner) pass a
+// start to the pool, and after the scale-down delay nothing is left.
+func TestRecordWarmHistories(t *testing.T) {
+	needServers(t)
+	t.Run("autoscaler-warm-auto", func(t *testing.T) {
+		spec := autoscalerSpec("autoscaler-warm-auto")
+		spec.AutoIdle = &contract.AutoIdleRunners{Max: 3}
+		spec.ScaleDownDelay, spec.Max = 2*time.Second, 10
+		a := newRecorder(t, plain, "autoscaler-warm-auto").startAutoscaled(spec)
+		a.r.signal(a.hra, contract.SignalReadyTime, workflows.ReadyTimeReport{ReadyTime: 10 * time.Second, Samples: 1})
+		for i, id := range []int64{1, 2, 3, 4, 5} {
+			a.job("q"+string(rune('1'+i)), id, "queued")
+		}
+		s := waitState(a.r, a.hra, "a warm buffer sent", func(s workflows.AutoscalerState) bool {
+			return s.Sent != nil && s.Sent.Warm != nil && s.Sent.Warm.Runners > 0 && len(s.Reservations.Active) == 5
+		})
+		pool := waitState(a.r, a.pool, "the pool's runners registered", func(p workflows.PoolState) bool {
+			registered := 0
+			for _, r := range p.Runners {
+				if r.Registered {
+					registered++
+				}
+			}
+			return p.Scale != nil && p.Scale.Warm != nil && registered == p.Scale.Replicas
+		})
+		queued := s.Warm.Arrivals.Last.Add(-time.Second)
+		for i, r := range pool.Runners[:5] {
+			a.r.signal(a.hra, contract.SignalJob, contract.JobEvent{DeliveryID: "c" + string(rune('1'+i)), JobID: int64(i + 1),
+				Action: "completed", RunnerName: r.Name, QueuedAt: queued, StartedAt: queued.Add(time.Duration(i) * 5 * time.Second)})
+		}
+		waitState(a.r, a.hra, "the buffer gone after the delay", func(s workflows.AutoscalerState) bool {
+			return s.Sent != nil && s.Sent.Replicas == 0 && s.Warm.Runners == 0
+		})
+		a.finish()
+	})
+}
