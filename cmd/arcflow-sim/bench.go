@@ -33,8 +33,9 @@ func runBench(ctx context.Context, args []string) error {
 	steadyPoolsRate := fs.Float64("steady-pools-rate", 1, "mean arrival rate of the steady load over ten pools, in jobs/s")
 	steadyPoolsRegistered := fs.Int("steady-pools-registered", 0, "runners the steady load never uses, registered in its scope first (1000 makes each runner list 10 pages longer)")
 	warmRates := fs.String("warm-rates", "0.5,1,2,4", "comma-separated rates (jobs/s) of the warm-runner rows: ten pools, 10 s to ready, without a buffer, with 2 per pool, with auto (empty skips them)")
-	warmWarmup := fs.Duration("warm-warmup", 45*time.Second, "unmeasured start of each warm-runner row")
-	warmMeasure := fs.Duration("warm-measure", 45*time.Second, "measured part of each warm-runner row (longer gives steadier percentiles)")
+	warmWarmup := fs.Duration("warm-warmup", 30*time.Second, "unmeasured start of each warm-runner row")
+	warmMeasure := fs.Duration("warm-measure", time.Minute, "measured part of each warm-runner row (longer gives steadier percentiles)")
+	warmBuffers := fs.String("warm-buffers", "none;2;auto", "the warm-runner rows' idle buffers, ;-separated: none, a number, or auto[,max=K], each with an optional @<scale-down delay> (default 30s)")
 	volumeJobs := fs.Int("volume-jobs", 50, "jobs run one after another, and again in bursts of 10, on a RunnerSet with a cache volume at maxReplicas 5 (0 skips them)")
 	failing := fs.Duration("failing", 5*time.Minute, "how long a pool of runners that crash at start runs before its template is fixed (0 skips it)")
 	allInOne := fs.Bool("all-in-one", false, "run `arcflow all` (worker and webhook in one process) instead of a worker and arcflow-webhook")
@@ -96,7 +97,11 @@ func runBench(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		table, err := benchWarm(ctx, s, rates, *warmWarmup, *warmMeasure)
+		variants, err := parseWarmVariants(*warmBuffers)
+		if err != nil {
+			return err
+		}
+		table, err := benchWarm(ctx, s, rates, variants, *warmWarmup, *warmMeasure)
 		if err != nil {
 			return err
 		}

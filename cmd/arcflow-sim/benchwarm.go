@@ -17,22 +17,18 @@ import (
 // from pod to registered, and every job that finds no idle runner waits it.
 const warmReady = 10 * time.Second
 
-// warmVariants are the idle buffers compared: none (ARC's behaviour), a fixed
-// buffer of 2 per pool, and arcflow.dev/idle-runners: auto.
-var warmVariants = []struct{ name, annotation string }{{"none", ""}, {"fixed 2", "2"}, {"auto", "auto"}}
-
 // warmResult is one run of one variant at one rate.
 type warmResult struct {
 	rate    float64
-	variant string
+	variant warmVariant
 	// jobs arrived in the measured window (after the warm-up).
 	jobs  int
 	waits simworld.Percentiles
 	// idlePerJob and podsPerJob are over the measured window.
 	idlePerJob, podsPerJob float64
-	// leftAfter is how many runner pods there were a minute after the last
-	// job completed, and emptyAfter how long after it none was left (auto only).
-	leftAfter  int
+	// idleAfter is how many idle runners there were a minute after the last
+	// job arrived, and emptyAfter how long after it the last pod went.
+	idleAfter  int
 	emptyAfter time.Duration
 }
 
@@ -41,48 +37,50 @@ type warmResult struct {
 // maxReplicas 100 and a 30 s scale-down delay, at each rate, once per idle
 // buffer. Each run's first warmup is not measured, so the rows compare the
 // buffers in their steady state; the pools start at zero, as at dawn.
-func benchWarm(ctx context.Context, s *session, rates []float64, warmup, measure time.Duration) (string, error) {
+func benchWarm(ctx context.Context, s *session, rates []float64, variants []warmVariant, warmup, measure time.Duration) (string, error) {
 	var results []warmResult
 	for _, rate := range rates {
-		for _, v := range warmVariants {
-			step(fmt.Sprintf("warm runners: %.1f jobs/s, idle buffer %s", rate, v.name))
-			r, err := warmRun(ctx, s, rate, v.name, v.annotation, warmup, measure)
+		for _, v := range variants {
+			step(fmt.Sprintf("warm runners: %.1f jobs/s, idle buffer %v", rate, v))
+			r, err := warmRun(ctx, s, rate, v, warmup, measure)
 			if err != nil {
-				return "", fmt.Errorf("warm runners at %.1f jobs/s, %s: %w", rate, v.name, err)
+				return "", fmt.Errorf("warm runners at %.1f jobs/s, %v: %w", rate, v, err)
 			}
 			results = append(results, r)
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n### Warm runners (issue 29): a steady load over 10 pools on the %s, runners ready %v after Running, maxReplicas 100, scale-down delay 30 s; %v of warm-up, then %v measured\n\n",
-		s.serverName(), warmReady, warmup, measure)
-	b.WriteString("| jobs/s | idle buffer | jobs measured | queued → started p50 / p95 / p99 | idle runner-s per job | runner pods per job | runner pods 1 min after the last job (all gone after) |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "\n### Warm runners (issue 29): a steady load over 10 pools on the %s, runners ready %v after Running, maxReplicas 100, scale-down delay %v; %v of warm-up, then %v measured\n\n",
+		s.serverName(), warmReady, warmDelay, warmup, measure)
+	b.WriteString("| jobs/s | idle buffer | jobs measured | queued → started p50 / p95 / p99 | idle runner-s per job | runner pods per job | idle runners 1 min after the last job; last pod gone after |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		after := "-"
-		if r.variant == "auto" {
-			after = fmt.Sprintf("%d (%v)", r.leftAfter, r.emptyAfter.Round(time.Second))
+		if r.variant.auto() {
+			after = fmt.Sprintf("%d; %v", r.idleAfter, r.emptyAfter.Round(time.Second))
 		}
-		fmt.Fprintf(&b, "| %.1f | %s | %d | %v | %.1f | %.2f | %s |\n", r.rate, r.variant, r.jobs, r.waits, r.idlePerJob, r.podsPerJob, after)
+		fmt.Fprintf(&b, "| %.1f | %v | %d | %v | %.1f | %.2f | %s |\n", r.rate, r.variant, r.jobs, r.waits, r.idlePerJob, r.podsPerJob, after)
 	}
 	fmt.Fprintf(&b, "\nTargets for auto: p50 ≤ 0.5 s and p99 ≤ %v at every rate; idle runner-s per job ≤ %v at 1 job/s and above; no runner a minute after the last job.\n",
 		warmReady, 2*warmReady)
-	b.WriteString("Idle runner-seconds and pods are counted from the end of the warm-up to the last arrival, over the jobs that arrived then.\n")
+	b.WriteString("Idle runner-seconds and pods are counted from the end of the warm-up to the last arrival, over the jobs that arrived then; the last column is timed from the last arrival (jobs run up to 2 minutes).\n")
 	return b.String(), nil
 }
 
-// idleSample is how many runners GitHub listed online and not busy, when.
+// idleSample is how many runners GitHub listed online and not busy, and how
+// many runner pods lived, when.
 type idleSample struct {
-	at   time.Time
-	idle int
+	at         time.Time
+	idle, pods int
 }
 
-func warmRun(ctx context.Context, s *session, rate float64, variant, annotation string, warmup, measure time.Duration) (warmResult, error) {
+func warmRun(ctx context.Context, s *session, rate float64, variant warmVariant, warmup, measure time.Duration) (warmResult, error) {
+	annotation := variant.annotation
 	load := simworld.SteadyPools{
 		Pools: 10, Repository: "warm-org/app", Rate: rate, Jobs: int(rate * (warmup + measure).Seconds()),
 		MinDuration: 2 * time.Second, MaxDuration: 2 * time.Minute,
-		MaxReplicas: 100, ScaleDownDelaySeconds: 30, Seed: 29, IdleRunners: annotation,
+		MaxReplicas: 100, ScaleDownDelaySeconds: int(variant.delay.Seconds()), Seed: 29, IdleRunners: annotation,
 	}
-	ns := fmt.Sprintf("bench-warm-%s-%s", strings.ReplaceAll(fmt.Sprint(rate), ".", "-"), strings.ReplaceAll(variant, " ", "-"))
+	ns := fmt.Sprintf("bench-warm-%s-%s", strings.ReplaceAll(fmt.Sprint(rate), ".", "-"), nameSafe(variant.String()))
 	w, err := s.world(ctx, simworld.Config{Namespace: ns, RegisterDelay: warmReady, JobDurations: load.JobDuration, Seed: 29})
 	if err != nil {
 		return warmResult{}, err
@@ -96,9 +94,9 @@ func warmRun(ctx context.Context, s *session, rate float64, variant, annotation 
 			return warmResult{}, err
 		}
 	}
-	if annotation == "2" {
+	if fixed, _ := strconv.Atoi(annotation); fixed > 0 {
 		if err := waitFor(ctx, 3*time.Minute, "the fixed buffers registered", func() bool {
-			return w.IdleRunners() == 2*load.Pools && w.Runners.LivePods() == 2*load.Pools
+			return w.IdleRunners() == fixed*load.Pools && w.Runners.LivePods() == fixed*load.Pools
 		}); err != nil {
 			return warmResult{}, err
 		}
@@ -116,9 +114,9 @@ func warmRun(ctx context.Context, s *session, rate float64, variant, annotation 
 			case <-sampling.Done():
 				return
 			case now := <-tick.C:
-				n := w.IdleRunners()
+				n, pods := w.IdleRunners(), w.Runners.LivePods()
 				mu.Lock()
-				samples = append(samples, idleSample{now, n})
+				samples = append(samples, idleSample{now, n, pods})
 				mu.Unlock()
 			}
 		}
@@ -130,8 +128,10 @@ func warmRun(ctx context.Context, s *session, rate float64, variant, annotation 
 		case <-ctx.Done():
 		case <-time.After(time.Until(from.Add(measure / 2))):
 			out, _ := s.stack.Kubectl(ctx, "get", "hra", "-n", ns)
+			warm, _ := s.stack.Kubectl(ctx, "get", "hra", "-n", ns, "-o",
+				"custom-columns=NAME:.metadata.name,DESIRED:.status.desiredReplicas,WARM:.status.warm.runners,RATE:.status.warm.arrivalRate,READY:.status.warm.timeToReady")
 			mu.Lock()
-			hra = out
+			hra = out + "\n" + warm
 			mu.Unlock()
 		}
 	}()
@@ -165,28 +165,20 @@ func warmRun(ctx context.Context, s *session, rate float64, variant, annotation 
 			pods++
 		}
 	}
-	if annotation == "auto" {
+	if variant.auto() {
 		// The buffer rests a scale-down delay after each pool's last job.
-		var emptyAt time.Time
-		leftAt := -1
 		if err := waitFor(ctx, 5*time.Minute, "no runner pod left", func() bool {
-			live := w.Runners.LivePods()
-			if leftAt < 0 && time.Since(lastDone) >= time.Minute {
-				leftAt = live
-			}
-			if live == 0 {
-				emptyAt = time.Now()
-				return true
-			}
-			return false
+			return w.Runners.LivePods() == 0 && time.Since(lastArrival) > time.Minute
 		}); err != nil {
 			return warmResult{}, err
 		}
-		r.leftAfter, r.emptyAfter = max(leftAt, 0), emptyAt.Sub(lastDone)
 	}
 	stopSampling()
 	mu.Lock()
 	idle := idleSeconds(samples, from, lastArrival)
+	if variant.auto() {
+		r.idleAfter, r.emptyAfter = idleAt(samples, lastArrival.Add(time.Minute)), emptyAfter(samples, lastArrival)
+	}
 	kubectl := hra
 	mu.Unlock()
 	r.idlePerJob = idle / float64(max(r.jobs, 1))
@@ -223,6 +215,36 @@ func idleSeconds(samples []idleSample, from, to time.Time) float64 {
 		sum += float64(samples[i-1].idle) * samples[i].at.Sub(samples[i-1].at).Seconds()
 	}
 	return sum
+}
+
+// idleAt is the idle runners of the first sample at or after t.
+func idleAt(samples []idleSample, t time.Time) int {
+	for _, s := range samples {
+		if !s.at.Before(t) {
+			return s.idle
+		}
+	}
+	return -1
+}
+
+// emptyAfter is how long after t the samples first saw no runner pod.
+func emptyAfter(samples []idleSample, t time.Time) time.Duration {
+	for _, s := range samples {
+		if s.at.After(t) && s.pods == 0 {
+			return s.at.Sub(t)
+		}
+	}
+	return -1
+}
+
+// nameSafe makes a variant's name part of a namespace name.
+func nameSafe(name string) string {
+	return strings.Trim(strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(name)), "-")
 }
 
 func later(a, b time.Time) time.Time {
