@@ -2,7 +2,6 @@ package activities
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -52,7 +51,7 @@ func (k *Kubernetes) UpdatePoolStatus(ctx context.Context, in PoolStatusInput) e
 	if in.Kind == v1alpha1.KindRunnerSet {
 		gvr = v1alpha1.RunnerSetResource
 	}
-	patch, err := json.Marshal(map[string]any{"status": in.Status})
+	patch, err := poolStatusPatch(in.Status)
 	if err != nil {
 		return fmt.Errorf("status of %s %s/%s: %w", in.Kind, in.Namespace, in.Name, err)
 	}

@@ -13,17 +13,23 @@ import (
 )
 
 // HRAWarmStatusInput is the warm buffer an autoscaler with
-// arcflow.dev/idle-runners: auto chose.
+// arcflow.dev/idle-runners: auto chose; Clear removes status.warm from an
+// autoscaler that no longer keeps one.
 type HRAWarmStatusInput struct {
 	Namespace, Name string
 	Warm            v1alpha1.WarmRunnersStatus
+	Clear           bool `json:",omitempty"`
 }
 
 // UpdateHRAWarmStatus writes a HorizontalRunnerAutoscaler's status.warm. It is
 // a patch of its own beside UpdateHRAStatus, so an autoscaler without the
 // buffer writes what it always wrote.
 func (k *Kubernetes) UpdateHRAWarmStatus(ctx context.Context, in HRAWarmStatusInput) error {
-	patch, err := json.Marshal(map[string]any{"status": map[string]any{"warm": in.Warm}})
+	var warm any = in.Warm
+	if in.Clear {
+		warm = nil // a merge patch's null removes the field
+	}
+	patch, err := json.Marshal(map[string]any{"status": map[string]any{"warm": warm}})
 	if err != nil {
 		return fmt.Errorf("warm status of hra %s/%s: %w", in.Namespace, in.Name, err)
 	}
@@ -33,4 +39,22 @@ func (k *Kubernetes) UpdateHRAWarmStatus(ctx context.Context, in HRAWarmStatusIn
 		return fmt.Errorf("warm status of hra %s/%s: %w", in.Namespace, in.Name, err)
 	}
 	return nil
+}
+
+// poolStatusPatch is a pool's status as a merge patch. A pool without an
+// auto buffer has no status.warm (PoolStatus.Warm is omitted), and the patch
+// removes one that an earlier buffer left, so its metrics do not stay behind.
+func poolStatusPatch(status PoolStatus) ([]byte, error) {
+	data, err := json.Marshal(status)
+	if err != nil {
+		return nil, err
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return nil, err
+	}
+	if _, ok := fields["warm"]; !ok {
+		fields["warm"] = nil
+	}
+	return json.Marshal(map[string]any{"status": fields})
 }

@@ -144,10 +144,13 @@ func (a *autoscalerRun) drainWarm() {
 // rate or the time to ready moved by a tenth: a rate that changes with every
 // job would otherwise cost a write per job.
 func (a *autoscalerRun) writeWarmStatus(ctx workflow.Context) {
+	s := &a.state
 	if !a.warmOn {
+		if s.Warm.Written != nil { // the annotation is no longer auto
+			a.clearWarmStatus(ctx)
+		}
 		return
 	}
-	s := &a.state
 	now := WarmWritten{Runners: s.Warm.Runners, Rate: s.Warm.Arrivals.Rate, ReadyTime: s.Warm.ReadyTime}
 	if w := s.Warm.Written; w != nil && w.Runners == now.Runners && near(w.Rate, now.Rate) &&
 		near(w.ReadyTime.Seconds(), now.ReadyTime.Seconds()) {
@@ -163,6 +166,17 @@ func (a *autoscalerRun) writeWarmStatus(ctx workflow.Context) {
 		return
 	}
 	s.Warm.Written = &now
+}
+
+// clearWarmStatus removes status.warm from an HRA whose buffer is no longer auto.
+func (a *autoscalerRun) clearWarmStatus(ctx workflow.Context) {
+	s := &a.state
+	in := activities.HRAWarmStatusInput{Namespace: s.Spec.Namespace, Name: s.Spec.Name, Clear: true}
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.UpdateHRAWarmStatus, in).Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Warn("cannot clear HRA warm status", "hra", s.Spec.Name, "error", err)
+		return
+	}
+	s.Warm.Written = nil
 }
 
 // near: b is within a tenth of a (both 0 is near).

@@ -229,3 +229,32 @@ func TestStartsOfJobsThatWaitedGoToThePool(t *testing.T) {
 	}, 23*time.Second)
 	at.finish(24*time.Second, autoSpec(10))
 }
+
+// An HRA whose annotation is no longer auto loses its buffer and its
+// status.warm at once.
+func TestAnHRANoLongerAutoClearsItsWarmStatus(t *testing.T) {
+	at := newAutoscalerTest(t)
+	var cleared bool
+	at.env.OnActivity(kube.UpdateHRAWarmStatus, mock.Anything, mock.MatchedBy(func(in activities.HRAWarmStatusInput) bool { return in.Clear })).
+		Return(func(context.Context, activities.HRAWarmStatusInput) error { cleared = true; return nil })
+	statuses := at.warmStatuses()
+	at.env.RegisterDelayedCallback(func() {
+		at.env.SignalWorkflow(contract.SignalReadyTime, ReadyTimeReport{ReadyTime: 10 * time.Second, Samples: 1})
+	}, 500*time.Millisecond)
+	at.steadyJobs(time.Second, time.Second, 5*time.Second, 20)
+	spec := autoSpec(50)
+	at.env.RegisterDelayedCallback(func() {
+		require.Positive(t, at.state().Warm.Runners)
+		require.NotEmpty(t, *statuses)
+		fixed := spec
+		fixed.Generation, fixed.AutoIdle = 2, nil
+		at.env.SignalWorkflow(contract.SignalSpec, fixed)
+	}, 20*time.Second+500*time.Millisecond)
+	at.env.RegisterDelayedCallback(func() {
+		require.True(t, cleared)
+		require.Nil(t, at.state().Warm.Written)
+		require.Nil(t, at.lastRequest().Warm)
+		require.Equal(t, 5, at.lastRequest().Demanded(), "the jobs only")
+	}, 21*time.Second)
+	at.finish(22*time.Second, spec)
+}
