@@ -4,8 +4,11 @@ package workflows
 // decision: it hears every queued job (the arrival rate), it holds maxReplicas,
 // the scheduled overrides and the scale-down delay, and the warm runners are
 // replicas it asks for like any other. The pool measures the time to ready,
-// as only it sees a runner's creation and registration, and reports it here
-// with a ready-time signal when it moves (pool_warm.go).
+// as only it knows when it created each runner, from the starts of jobs that
+// waited (which the autoscaler passes on from completed deliveries) or its
+// runners' registrations, and reports it here with a ready-time signal when
+// it moves (pool_warm.go). A scale-down delay of 0 keeps no buffer: the pool
+// rests as soon as a job came.
 
 import (
 	"math"
