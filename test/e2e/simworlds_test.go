@@ -24,10 +24,12 @@ func startSimWorld(t *testing.T, ctx context.Context, cfg simworld.Config) *simw
 	w, err := simworld.Start(ctx, cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() {
+		// The processes stop even when the drain check fails: left running,
+		// they would take the next tests' tasks from the shared task queue.
+		defer func() { require.NoError(t, w.Stop()) }()
 		_, _ = stack.Kubectl(context.Background(), "delete", "-n", cfg.Namespace, "hra,rdeploy", "--all", "--wait=false")
 		require.Eventually(t, func() bool { return w.Runners.LivePods() == 0 && len(w.GitHub.Runners()) == 0 },
 			90*time.Second, 200*time.Millisecond, "the pool drained after delete")
-		require.NoError(t, w.Stop())
 	})
 	return w
 }
