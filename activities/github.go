@@ -14,6 +14,7 @@ type RunnerRegistry interface {
 	// read at most once per the client's runner-list interval.
 	SharedRunners(ctx context.Context, scope github.Scope) ([]github.Runner, error)
 	FindRunner(ctx context.Context, scope github.Scope, name string) (github.Runner, bool, error)
+	FindRunnerFresh(ctx context.Context, scope github.Scope, name string) (github.Runner, bool, error)
 	RemoveRunner(ctx context.Context, scope github.Scope, id int64) error
 	RegistrationToken(ctx context.Context, scope github.Scope) (github.RegistrationToken, error)
 	GenerateJITConfig(ctx context.Context, scope github.Scope, in github.JITRequest) (github.JITConfig, error)
@@ -32,6 +33,9 @@ type GitHub struct {
 type FindRunnerInput struct {
 	Scope github.Scope
 	Name  string
+	// Fresh reads the list now instead of the scope's shared one, for checks
+	// that must not miss a registration that just landed.
+	Fresh bool `json:",omitempty"`
 }
 
 // FindRunnerOutput is what GitHub says of the runner.
@@ -48,7 +52,11 @@ func (g *GitHub) FindRunner(ctx context.Context, in FindRunnerInput) (FindRunner
 	if err != nil {
 		return FindRunnerOutput{}, err
 	}
-	r, found, err := registry.FindRunner(ctx, in.Scope, in.Name)
+	find := registry.FindRunner
+	if in.Fresh {
+		find = registry.FindRunnerFresh
+	}
+	r, found, err := find(ctx, in.Scope, in.Name)
 	if err != nil {
 		return FindRunnerOutput{}, githubError(fmt.Errorf("find runner %s: %w", in.Name, err))
 	}

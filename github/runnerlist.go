@@ -80,6 +80,26 @@ func (c *Client) SharedRunners(ctx context.Context, scope Scope) ([]Runner, erro
 	return c.Runners(ctx, scope, c.listInterval)
 }
 
+// FindRunnerFresh looks a runner up in a list read now, whatever the budget
+// (the list it reads becomes the shared one): for the rare checks that must
+// not miss a registration that just landed, as after deleting the pod of a
+// runner GitHub did not list yet, which would otherwise stay registered.
+func (c *Client) FindRunnerFresh(ctx context.Context, scope Scope, name string) (Runner, bool, error) {
+	runners, err := c.ListRunners(ctx, scope, true)
+	if err != nil {
+		return Runner{}, false, err
+	}
+	c.lists.mu.Lock()
+	c.lists.byScope[scope.String()] = runnerList{runners: runners, at: c.now()}
+	c.lists.mu.Unlock()
+	for _, r := range runners {
+		if r.Name == name {
+			return r, true, nil
+		}
+	}
+	return Runner{}, false, nil
+}
+
 // FindRunner looks a runner up by name in the scope's shared list (Runners, no
 // older than the client's RunnerListInterval): a registering runner learns
 // that it registered from the list every other runner of the scope reads too,

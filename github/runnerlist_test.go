@@ -84,3 +84,24 @@ func TestALargeScopeIsReadInProportionToItsPages(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 6, listCalls(srv.CallCounts()), "read again after three intervals")
 }
+
+// The check after deleting the pod of a runner not listed yet reads the list
+// now: a registration that landed meanwhile must not be left behind.
+func TestFindRunnerFreshSeesARegistrationTheSharedListMisses(t *testing.T) {
+	clk := newClock()
+	srv, c, _ := setup(t, clk)
+	ctx := context.Background()
+	_, found, err := c.FindRunner(ctx, repo, "late")
+	require.NoError(t, err)
+	require.False(t, found)
+	register(t, srv, c, repo, "late", true)
+	_, found, err = c.FindRunner(ctx, repo, "late")
+	require.NoError(t, err)
+	require.False(t, found, "the shared list is younger than the interval")
+	_, found, err = c.FindRunnerFresh(ctx, repo, "late")
+	require.NoError(t, err)
+	require.True(t, found)
+	_, found, err = c.FindRunner(ctx, repo, "late")
+	require.NoError(t, err)
+	require.True(t, found, "the fresh list became the shared one")
+}

@@ -215,7 +215,7 @@ func (r *runnerRun) afterRegistrationWait(ctx workflow.Context, timedOut, poll b
 	case poll:
 		r.state.Polls++
 		r.state.RetryAt = timeZero
-		found, err := r.findRunner(ctx)
+		found, err := r.findRunner(ctx, false)
 		if err != nil || !found {
 			return nil // rate limits and misses wait for the next poll
 		}

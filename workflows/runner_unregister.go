@@ -12,7 +12,7 @@ func (r *runnerRun) unregister(ctx workflow.Context) error {
 		return nil
 	}
 	if r.state.RunnerID == 0 {
-		found, err := r.findRunner(ctx)
+		found, err := r.findRunner(ctx, true)
 		if err != nil {
 			return nil // rate limited: RetryAt is set
 		}
@@ -84,7 +84,7 @@ func (r *runnerRun) deletePod(ctx workflow.Context) error {
 	}
 	if r.state.Unverified {
 		r.state.Unverified = false
-		if found, err := r.findRunner(ctx); err == nil && found {
+		if found, err := r.findRunner(ctx, true); err == nil && found {
 			// It registered after all: unregister it (its pod is gone, so it is idle).
 			r.setPhase(ctx, PhaseUnregistering)
 			return nil
@@ -95,10 +95,12 @@ func (r *runnerRun) deletePod(ctx workflow.Context) error {
 }
 
 // findRunner asks GitHub for the runner by name and records its ID. A rate limit
-// sets RetryAt and returns an error.
-func (r *runnerRun) findRunner(ctx workflow.Context) (bool, error) {
+// sets RetryAt and returns an error. Registration checks read the scope's
+// shared list; fresh reads it now, for the checks around deleting a pod of a
+// runner not listed yet, which must not leave a registration behind.
+func (r *runnerRun) findRunner(ctx workflow.Context, fresh bool) (bool, error) {
 	var out activities.FindRunnerOutput
-	in := activities.FindRunnerInput{Scope: r.in.Scope, Name: r.in.Pod.Name}
+	in := activities.FindRunnerInput{Scope: r.in.Scope, Name: r.in.Pod.Name, Fresh: fresh}
 	err := r.call(ctx, gh.FindRunner, in).Get(ctx, &out)
 	if reset, limited := activities.RateLimitReset(err); limited {
 		r.state.RetryAt = reset

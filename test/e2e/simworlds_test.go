@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/arcflow/arcflow/internal/simworld"
@@ -28,8 +29,11 @@ func startSimWorld(t *testing.T, ctx context.Context, cfg simworld.Config) *simw
 		// they would take the next tests' tasks from the shared task queue.
 		defer func() { require.NoError(t, w.Stop()) }()
 		_, _ = stack.Kubectl(context.Background(), "delete", "-n", cfg.Namespace, "hra,rdeploy", "--all", "--wait=false")
-		require.Eventually(t, func() bool { return w.Runners.LivePods() == 0 && len(w.GitHub.Runners()) == 0 },
-			90*time.Second, 200*time.Millisecond, "the pool drained after delete")
+		if !assert.Eventually(t, func() bool { return w.Runners.LivePods() == 0 && len(w.GitHub.Runners()) == 0 },
+			90*time.Second, 200*time.Millisecond, "the pool drained after delete") {
+			pods, _ := stack.Kubectl(context.Background(), "get", "pods", "-n", cfg.Namespace, "-o", "wide", "--show-labels")
+			t.Logf("left after delete: %d live pods, GitHub runners %+v; pods:\n%s", w.Runners.LivePods(), w.GitHub.Runners(), pods)
+		}
 	})
 	return w
 }
