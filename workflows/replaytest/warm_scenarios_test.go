@@ -33,7 +33,9 @@ func TestRecordWarmHistories(t *testing.T) {
 					registered++
 				}
 			}
-			return p.Scale != nil && p.Scale.Warm != nil && registered == p.Scale.Replicas
+			// At least the five jobs' runners: an earlier, smaller scale may
+			// have all its runners registered first.
+			return p.Scale != nil && p.Scale.Warm != nil && registered == p.Scale.Replicas && registered >= 5
 		})
 		queued := s.Warm.Arrivals.Last.Add(-time.Second)
 		for i, r := range pool.Runners[:5] {
