@@ -42,7 +42,9 @@ func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
 		Workers: 2, Webhooks: 2,
 		// The production lease, not simworld's short test one: the handover measured
 		// here is the one a user gets.
-		Env: []string{"ARCFLOW_LEASE_DURATION=" + worker.DefaultLeaseDuration.String()},
+		// Every registration check reads GitHub (no shared list between two), so
+		// part 2 finds a runner waiting on GitHub's slow answer to kill under it.
+		Env: []string{"ARCFLOW_LEASE_DURATION=" + worker.DefaultLeaseDuration.String(), "ARCFLOW_GITHUB_RUNNER_LIST_INTERVAL=1ms"},
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	require.NoError(t, err)
