@@ -149,7 +149,7 @@ func warmRun(ctx context.Context, s *session, rate float64, variant warmVariant,
 		return warmResult{}, err
 	}
 	r := warmResult{rate: rate, variant: variant}
-	var lastArrival, lastDone time.Time
+	var lastArrival, lastDone, emptied time.Time
 	var waits []time.Duration
 	for _, j := range w.GitHub.Jobs() {
 		lastArrival, lastDone = later(lastArrival, j.CreatedAt), later(lastDone, j.CompletedAt)
@@ -172,12 +172,16 @@ func warmRun(ctx context.Context, s *session, rate float64, variant warmVariant,
 		}); err != nil {
 			return warmResult{}, err
 		}
+		emptied = time.Now()
 	}
 	stopSampling()
 	mu.Lock()
 	idle := idleSeconds(samples, from, lastArrival)
 	if variant.auto() {
 		r.idleAfter, r.emptyAfter = idleAt(samples, lastArrival.Add(time.Minute)), emptyAfter(samples, lastArrival)
+		if r.emptyAfter < 0 { // the last pod went as the wait above ended, between two samples
+			r.emptyAfter = emptied.Sub(lastArrival)
+		}
 	}
 	kubectl := hra
 	mu.Unlock()
