@@ -234,6 +234,11 @@ func takeOver(t *testing.T, ns string, killWorker bool) {
 		return n
 	}
 	require.Eventually(t, func() bool { return busyARC() == 3 }, 30*time.Second, 100*time.Millisecond, "three of ARC's runners run jobs")
+	// ARC's webhook server took these jobs' queued deliveries and wrote the
+	// reservations of the HRA for them. Here arcflow's webhook gets them, before
+	// any HRA matches; one answered late, after the HRA is applied, would reserve
+	// the job a second time and keep a runner for 30 minutes.
+	require.NoError(t, w.Sender.Flush(ctx), "the queued deliveries answered before the HRA exists")
 	require.NoError(t, w.Apply(ctx, takeoverHRA(reservedAt)))
 
 	// While ARC's controller holds its Lease, arcflow acts on nothing.
