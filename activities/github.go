@@ -15,6 +15,7 @@ type RunnerRegistry interface {
 	SharedRunners(ctx context.Context, scope github.Scope) ([]github.Runner, error)
 	FindRunner(ctx context.Context, scope github.Scope, name string) (github.Runner, bool, error)
 	FindRunnerFresh(ctx context.Context, scope github.Scope, name string) (github.Runner, bool, error)
+	FindRunnerPatient(ctx context.Context, scope github.Scope, name string) (github.Runner, bool, error)
 	RemoveRunner(ctx context.Context, scope github.Scope, id int64) error
 	RegistrationToken(ctx context.Context, scope github.Scope) (github.RegistrationToken, error)
 	GenerateJITConfig(ctx context.Context, scope github.Scope, in github.JITRequest) (github.JITConfig, error)
@@ -36,6 +37,9 @@ type FindRunnerInput struct {
 	// Fresh reads the list now instead of the scope's shared one, for checks
 	// that must not miss a registration that just landed.
 	Fresh bool `json:",omitempty"`
+	// Patient reads a shared list up to github.PatientListFactor intervals
+	// old, for a runner whose pool hears its job start from a delivery.
+	Patient bool `json:",omitempty"`
 }
 
 // FindRunnerOutput is what GitHub says of the runner.
@@ -53,8 +57,11 @@ func (g *GitHub) FindRunner(ctx context.Context, in FindRunnerInput) (FindRunner
 		return FindRunnerOutput{}, err
 	}
 	find := registry.FindRunner
-	if in.Fresh {
+	switch {
+	case in.Fresh:
 		find = registry.FindRunnerFresh
+	case in.Patient:
+		find = registry.FindRunnerPatient
 	}
 	r, found, err := find(ctx, in.Scope, in.Name)
 	if err != nil {

@@ -92,12 +92,8 @@ func (c *Client) FindRunnerFresh(ctx context.Context, scope Scope, name string) 
 	c.lists.mu.Lock()
 	c.lists.byScope[scope.String()] = runnerList{runners: runners, at: c.now()}
 	c.lists.mu.Unlock()
-	for _, r := range runners {
-		if r.Name == name {
-			return r, true, nil
-		}
-	}
-	return Runner{}, false, nil
+	r, found := named(runners, name)
+	return r, found, nil
 }
 
 // FindRunner looks a runner up by name in the scope's shared list (Runners, no
@@ -105,14 +101,37 @@ func (c *Client) FindRunnerFresh(ctx context.Context, scope Scope, name string) 
 // that it registered from the list every other runner of the scope reads too,
 // never from a list call of its own.
 func (c *Client) FindRunner(ctx context.Context, scope Scope, name string) (Runner, bool, error) {
-	runners, err := c.SharedRunners(ctx, scope)
+	return c.findIn(ctx, scope, name, c.listInterval)
+}
+
+// PatientListFactor is how many runner-list intervals old a list a patient
+// registration check accepts (FindRunnerPatient): a minute by default.
+const PatientListFactor = 6
+
+// FindRunnerPatient is FindRunner on a list up to PatientListFactor intervals
+// old, for a runner whose pool hears from a job's in_progress delivery that it
+// registered: the list then only tells of runners that registered and took no
+// job yet, for which a minute makes no difference to any job, while checks
+// that accept a list one interval old keep the scope's list read every
+// interval as long as runners register.
+func (c *Client) FindRunnerPatient(ctx context.Context, scope Scope, name string) (Runner, bool, error) {
+	return c.findIn(ctx, scope, name, c.listInterval*PatientListFactor)
+}
+
+func (c *Client) findIn(ctx context.Context, scope Scope, name string, maxAge time.Duration) (Runner, bool, error) {
+	runners, err := c.Runners(ctx, scope, maxAge)
 	if err != nil {
 		return Runner{}, false, err
 	}
+	r, found := named(runners, name)
+	return r, found, nil
+}
+
+func named(runners []Runner, name string) (Runner, bool) {
 	for _, r := range runners {
 		if r.Name == name {
-			return r, true, nil
+			return r, true
 		}
 	}
-	return Runner{}, false, nil
+	return Runner{}, false
 }

@@ -105,3 +105,27 @@ func TestFindRunnerFreshSeesARegistrationTheSharedListMisses(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, found, "the fresh list became the shared one")
 }
+
+// A patient registration check (a runner whose pool hears its job start from
+// a delivery) reads the shared list up to PatientListFactor intervals old:
+// while others read it every interval it sees their reads, and alone it reads
+// the scope's list once a minute.
+func TestFindRunnerPatientAcceptsAnOlderList(t *testing.T) {
+	clk := newClock()
+	srv, c, _ := setup(t, clk)
+	ctx := context.Background()
+	_, _, err := c.FindRunnerPatient(ctx, repo, "late")
+	require.NoError(t, err)
+	register(t, srv, c, repo, "late", false)
+	clk.Advance(github.DefaultRunnerListInterval + time.Second)
+	_, found, err := c.FindRunnerPatient(ctx, repo, "late")
+	require.NoError(t, err)
+	require.False(t, found, "a list one interval old is young enough")
+	require.Equal(t, 1, listCalls(srv.CallCounts()))
+
+	clk.Advance(github.PatientListFactor * github.DefaultRunnerListInterval)
+	_, found, err = c.FindRunnerPatient(ctx, repo, "late")
+	require.NoError(t, err)
+	require.True(t, found, "read again once the list is older than the factor")
+	require.Equal(t, 2, listCalls(srv.CallCounts()))
+}

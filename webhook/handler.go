@@ -83,8 +83,10 @@ func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply r
 		s.metrics.startup.Observe(job.GetStartedAt().Sub(job.GetCreatedAt().Time).Seconds())
 	}
 	switch {
-	case action != "queued" && action != "completed":
+	case action != "queued" && action != "in_progress" && action != "completed":
 		return reply(http.StatusOK, "ignored", "ignored: action "+action)
+	case action == "in_progress" && job.GetRunnerName() == "":
+		return reply(http.StatusOK, "ignored", "ignored: in_progress without a runner")
 	case action == "completed" && job.GetConclusion() == "skipped":
 		return reply(http.StatusOK, "ignored", "ignored: skipped job")
 	case action == "completed" && job.GetConclusion() == "success" && job.GetRunnerID() == 0:
@@ -109,6 +111,8 @@ func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply r
 	switch action {
 	case "queued":
 		event.Overflow = match.Overflow // a completion follows its reservation from the first autoscaler
+	case "in_progress":
+		event.RunnerName = job.GetRunnerName() // busy: its pool need not ask GitHub
 	case "completed":
 		event.RunnerName = job.GetRunnerName() // finishing: its pool stops counting it
 		event.StartedAt = job.GetStartedAt().Time
@@ -123,11 +127,13 @@ func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply r
 		return reply(http.StatusServiceUnavailable, "temporal_unavailable", "temporal is unavailable; redeliver later")
 	}
 	s.log.Info("job signalled", "delivery_id", delivery, "hra", id, "job_id", job.GetID(), "action", action)
-	sign := "+1"
-	if action == "completed" {
-		sign = "-1"
+	switch action {
+	case "in_progress":
+		return reply(http.StatusAccepted, "accepted", "runner "+event.RunnerName+" of "+match.HRA.Namespace+"/"+match.HRA.Name+" is busy")
+	case "completed":
+		return reply(http.StatusAccepted, "accepted", "scaled "+match.HRA.Namespace+"/"+match.HRA.Name+" by -1")
 	}
-	return reply(http.StatusAccepted, "accepted", "scaled "+match.HRA.Namespace+"/"+match.HRA.Name+" by "+sign)
+	return reply(http.StatusAccepted, "accepted", "scaled "+match.HRA.Namespace+"/"+match.HRA.Name+" by +1")
 }
 
 // startOf is how to start the matched autoscaler if it is not running yet.

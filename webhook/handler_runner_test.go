@@ -26,3 +26,21 @@ func TestCompletedDeliveryNamesItsRunner(t *testing.T) {
 	require.Equal(t, time.Date(2021, 8, 5, 10, 34, 58, 0, time.UTC), rec.signals[1].StartedAt.UTC(),
 		"when it started: for a job that waited, when its runner became ready")
 }
+
+// An in_progress delivery names the runner that took the job, so the
+// autoscaler can tell its pool that runner is busy (and registered) without
+// asking GitHub; it reserves nothing, so it carries no spill-over.
+func TestInProgressDeliveryNamesItsBusyRunner(t *testing.T) {
+	rec := &recorder{}
+	s, _ := newTestServer(t, rec)
+	body := fixture(t, "workflow_job.in_progress.payload.json")
+	resp := deliver(s, "workflow_job", "d-started", body, sign(body))
+	require.Equal(t, http.StatusAccepted, resp.Code, resp.Body.String())
+	require.Len(t, rec.signals, 1)
+	ev := rec.signals[0]
+	require.Equal(t, "in_progress", ev.Action)
+	require.Equal(t, "GitHub Actions 5", ev.RunnerName)
+	require.Equal(t, int64(289782451), ev.JobID)
+	require.Equal(t, int64(2202229078), ev.RunID)
+	require.Empty(t, ev.Overflow, "a start follows its job from the first autoscaler, as a completion does")
+}

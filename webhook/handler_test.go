@@ -127,7 +127,11 @@ func TestDeliveries(t *testing.T) {
 	}{
 		{name: "completed with a runner scales down", event: "workflow_job", file: "workflow_job.completed.success.with-organization.payload.json", status: 202, text: "scaled ci/hello by -1", signalled: true},
 		{name: "failed jobs scale down too", event: "workflow_job", file: "workflow_job.completed.failure.with-organization.payload.json", status: 202, text: "by -1", signalled: true},
-		{name: "in_progress is ignored", event: "workflow_job", file: "workflow_job.in_progress.payload.json", status: 200, text: "ignored: action in_progress"},
+		{name: "in_progress names its runner as busy", event: "workflow_job", file: "workflow_job.in_progress.payload.json", status: 202, text: "runner GitHub Actions 5 of ci/hello is busy", signalled: true},
+		{name: "in_progress without a runner is ignored", event: "workflow_job", file: "workflow_job.in_progress.payload.json",
+			mutate: func(b []byte) []byte {
+				return bytes.Replace(b, []byte(`"runner_name": "GitHub Actions 5"`), []byte(`"runner_name": null`), 1)
+			}, status: 200, text: "ignored: in_progress without a runner"},
 		{name: "waiting is ignored", event: "workflow_job", file: "workflow_job.waiting.payload.json", status: 200, text: "ignored: action waiting"},
 		{name: "a job no HRA matches", event: "workflow_job", file: "workflow_job.queued.with-deployment.payload.json", status: 200, text: "no horizontalrunnerautoscaler to scale for this github event"},
 		{name: "skipped completions are ignored", event: "workflow_job", file: "workflow_job.completed.success.with-organization.payload.json",

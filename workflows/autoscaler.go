@@ -205,6 +205,7 @@ func (a *autoscalerRun) sendScale(ctx workflow.Context, out DesiredOutput) bool 
 		req.EffectiveTime = s.Sent.EffectiveTime
 	}
 	req.DecidedAt = workflow.Now(ctx)
+	a.runningForPool(ctx, &req)
 	pool := contract.PoolWorkflowID(s.Spec.Namespace, s.Spec.TargetKind, s.Spec.TargetName)
 	if err := workflow.SignalExternalWorkflow(ctx, pool, "", contract.SignalScale, req).Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("cannot scale the pool; retrying", "hra", s.Spec.Name, "pool", pool, "error", err)
@@ -212,6 +213,7 @@ func (a *autoscalerRun) sendScale(ctx workflow.Context, out DesiredOutput) bool 
 	}
 	workflow.GetLogger(ctx).Info("scaled", "hra", s.Spec.Name, "pool", pool, "replicas", out.Desired, "demand", out.Demand)
 	req.Finished, s.Finished = nil, nil
+	req.Running, s.Running = nil, nil
 	a.warmSent(&req)
 	s.Sent = &req
 	return true

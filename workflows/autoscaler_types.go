@@ -37,6 +37,12 @@ type AutoscalerState struct {
 	// Finished are the runners whose jobs completed since the last scale
 	// request, for the next one (ScaleRequest.Finished); at most maxFinished.
 	Finished []string `json:",omitempty"`
+	// Running are the runners whose jobs started since the last scale request
+	// (in_progress deliveries), for the next one (ScaleRequest.Running); at
+	// most maxFinished. StartsHeard: an in_progress delivery has come, so the
+	// webhook passes them.
+	Running     []string `json:",omitempty"`
+	StartsHeard bool     `json:",omitempty"`
 	// Sent is the last scale request the pool accepted.
 	Sent        *ScaleRequest `json:",omitempty"`
 	NextMetrics time.Time

@@ -153,15 +153,26 @@ func (p *poolRun) plan(ctx workflow.Context) PoolPlan {
 	}
 	var busy map[string]bool
 	var phases map[string]corev1.PodPhase
+	fromJobs := false
 	if plan.NeedBusy {
-		busy = p.busyRunners(ctx)
+		if busy, fromJobs = p.busyFromJobs(ctx); !fromJobs {
+			busy = p.busyRunners(ctx)
+		}
 	}
 	if plan.NeedPods {
 		phases = p.podPhases(ctx)
 	}
 	v = p.view(ctx, busy) // the calls took time: plan from now
 	v.SafeOrder, v.PodPhases = safe, phases
-	return p.withRegistrationOnly(planPool(v))
+	plan = planPool(v)
+	if fromJobs && plan.Blocked {
+		// Every runner to stop is busy by the deliveries: a completion may
+		// have been missed, so GitHub's list decides.
+		v = p.view(ctx, p.busyRunners(ctx))
+		v.SafeOrder, v.PodPhases = safe, phases
+		plan = planPool(v)
+	}
+	return p.withRegistrationOnly(plan)
 }
 
 // safeVictimsVersion marks pools that stop runners in safeVictims' order and

@@ -29,6 +29,9 @@ type PoolRunner struct {
 	// passed on the completed delivery that named it): it is about to exit, so
 	// it is neither capacity nor a runner to stop.
 	Finishing bool `json:",omitempty"`
+	// Busy: a job's in_progress delivery named it (ScaleRequest.Running) and
+	// no completion did since (pool_busy.go).
+	Busy bool `json:",omitempty"`
 	// RegistrationOnly: the pool's offline placeholder runner, not counted as capacity.
 	RegistrationOnly bool `json:",omitempty"`
 	// Adopted: a runner ARC left, which the pool took over (pool_adopt.go).

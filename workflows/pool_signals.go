@@ -56,9 +56,10 @@ func (p *poolRun) onSpec(ctx workflow.Context, spec PoolSpec) {
 
 func (p *poolRun) onScale(ctx workflow.Context, scale ScaleRequest) {
 	p.state.ScaleReceived = workflow.Now(ctx)
+	p.markRunning(ctx, scale)
 	p.markFinishing(ctx, scale.Finished)
 	p.noteStarts(scale.Warm)
-	scale.Finished = nil // applied; the state keeps only the counts
+	scale.Finished, scale.Running = nil, nil // applied; the state keeps only the counts
 	if cur := p.state.Scale; cur != nil && scale.EffectiveTime.Before(cur.EffectiveTime) {
 		scale.EffectiveTime = cur.EffectiveTime // effective time only moves forward
 	}
@@ -97,12 +98,12 @@ func (p *poolRun) markFinishing(ctx workflow.Context, names []string) {
 // changes nothing: a runner's signal may come twice (see notifyPool).
 func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 	kept := p.state.Runners[:0]
-	finishing := false
+	finishing, registeredByJob := false, false
 	for _, r := range p.state.Runners {
 		if r.Name != d.Name {
 			kept = append(kept, r)
 		} else {
-			finishing = r.Finishing
+			finishing, registeredByJob = r.Finishing, p.state.registeredByJob(r)
 			p.noteEnded(r)
 		}
 	}
@@ -124,7 +125,9 @@ func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 		// start (a crashing image, a bad command): replacing it at once would
 		// loop as fast as the pods fail. Runs from before this change replay
 		// without the backoff they were recorded without.
-		if !d.started() && workflow.GetVersion(ctx, failedStartBackoffVersion, workflow.DefaultVersion, 1) >= 1 {
+		// A runner a job's delivery showed registered did start, even if it
+		// had not seen itself listed yet (patient registration checks).
+		if !d.started() && !registeredByJob && workflow.GetVersion(ctx, failedStartBackoffVersion, workflow.DefaultVersion, 1) >= 1 {
 			p.backOff(ctx, d)
 		}
 	}

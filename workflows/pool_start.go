@@ -66,7 +66,7 @@ func (p *poolRun) runnerInput(ctx workflow.Context, name string, registrationOnl
 	return RunnerInput{
 		Pod: pod, Scope: spec.Scope, Ephemeral: spec.Ephemeral, Timings: spec.RunnerTimings,
 		PoolWorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, RegistrationOnly: registrationOnly,
-		Revision: RunnerRevisionLocal,
+		Revision: RunnerRevisionLocal, PatientRegistration: p.patientRegistration(registrationOnly),
 	}
 }
 

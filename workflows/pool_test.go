@@ -33,6 +33,8 @@ type poolTest struct {
 	// adopted are the starts of runners taken over from ARC.
 	adopted []adoptedStart
 	busy    map[string]bool
+	// busyCalls counts the RunnerBusy activities: lists of the scope's runners.
+	busyCalls int
 	// phases are the runners' pod phases; a runner not listed is Running.
 	phases map[string]corev1.PodPhase
 	status activities.PoolStatus
@@ -49,6 +51,8 @@ type createdRunner struct {
 	at               time.Duration
 	registrationOnly bool
 	volume           *activities.VolumeSlotRef
+	// patient: RunnerInput.PatientRegistration.
+	patient bool
 }
 
 func newPoolTest(t *testing.T) *poolTest {
@@ -73,7 +77,7 @@ func newPoolTest(t *testing.T) *poolTest {
 					pt.adopted = append(pt.adopted, adoptedStart{in, st})
 					continue
 				}
-				pt.created = append(pt.created, createdRunner{in.Pod.Name, in.Pod.TemplateHash, pt.env.Now().Sub(pt.start), in.RegistrationOnly, in.Pod.VolumeSlot})
+				pt.created = append(pt.created, createdRunner{in.Pod.Name, in.Pod.TemplateHash, pt.env.Now().Sub(pt.start), in.RegistrationOnly, in.Pod.VolumeSlot, in.PatientRegistration})
 			}
 			pt.starts = append(pt.starts, len(starts))
 			return nil
@@ -85,6 +89,7 @@ func newPoolTest(t *testing.T) *poolTest {
 		})
 	pt.env.OnActivity(gh.RunnerBusy, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.RunnerBusyInput) (map[string]bool, error) {
+			pt.busyCalls++
 			out := map[string]bool{}
 			for _, n := range in.Names {
 				if pt.busy[n] {

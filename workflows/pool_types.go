@@ -60,6 +60,14 @@ type ScaleRequest struct {
 	// Warm, from an autoscaler with arcflow.dev/idle-runners: auto, says
 	// which of Replicas are its warm buffer, and from what.
 	Warm *WarmRequest `json:"warm,omitempty"`
+	// Running names runners whose jobs started since the last request
+	// (in_progress deliveries): each is registered and busy until its job's
+	// completion names it in Finished. StartsDelivered says the autoscaler
+	// hears its jobs start, so a registered runner no delivery named has no
+	// job that a delivery told of: the pool need not list the scope's runners
+	// to tell busy from idle (pool_busy.go).
+	Running         []string `json:"running,omitempty"`
+	StartsDelivered bool     `json:"startsDelivered,omitempty"`
 }
 
 // Demanded is how many runners the jobs need now: Demand when it is below
@@ -101,8 +109,12 @@ type PoolState struct {
 	// ScaleReceived when the autoscaler last spoke; see CompletionGrace.
 	LastJobFinished time.Time `json:",omitempty"`
 	ScaleReceived   time.Time `json:",omitempty"`
-	Deleting        bool      `json:",omitempty"`
-	Status          PoolStatus
+	// StartsSince is when the autoscaler first said it passes the starts of
+	// its jobs (ScaleRequest.StartsDelivered): the busy state of a runner
+	// created since is known from deliveries (pool_busy.go).
+	StartsSince time.Time `json:",omitzero"`
+	Deleting    bool      `json:",omitempty"`
+	Status      PoolStatus
 	// Volumes are a RunnerSet's volume slots.
 	Volumes []VolumeSlot `json:",omitempty"`
 	// Warm holds the runners' times to ready and the idle runner-seconds.

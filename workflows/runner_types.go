@@ -53,6 +53,13 @@ type RunnerInput struct {
 	// Adopted, when set, is the runner ARC left that this workflow takes over:
 	// it creates no pod, and its end removes ARC's objects too.
 	Adopted *activities.ARCRunner `json:",omitempty"`
+	// PatientRegistration: the pool hears from deliveries when this runner
+	// takes a job, which tells it that the runner registered, so the runner's
+	// own registration checks may read a list of the scope's runners up to
+	// github.PatientListFactor intervals old (a minute by default): while
+	// runners register all the time, the scope's list is then read about once
+	// a minute instead of once per interval.
+	PatientRegistration bool `json:",omitempty"`
 	// State carries a run's state across continue-as-new; nil on the first run.
 	State *RunnerState `json:",omitempty"`
 	// Revision is the code path the runner was started on (RunnerRevision*). It

@@ -39,12 +39,18 @@ func (a *autoscalerRun) applyJob(ev contract.JobEvent, now time.Time) {
 	a.noteFinished(ev)
 	a.noteStart(ev)
 	if spilled, ok := s.Spilled[ev.JobID]; ok {
-		if ev.Action == "completed" {
+		if ev.Action != "queued" { // a start or the end: its runner is of the pool the job went to
 			ev.Overflow = nil
 			s.Outbox = append(s.Outbox, Forward{To: spilled.To, Event: ev})
+		}
+		if ev.Action == "completed" {
 			delete(s.Spilled, ev.JobID)
 		}
 		return // a repeated queued event
+	}
+	if ev.Action == "in_progress" {
+		a.noteRunning(ev) // it reserves nothing
+		return
 	}
 	if ev.Action == "queued" && len(ev.Overflow) > 0 && !s.Reservations.Knows(ev) && a.atMax(now) {
 		if s.Spilled == nil {

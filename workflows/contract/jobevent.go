@@ -10,12 +10,15 @@ type JobEvent struct {
 	// RunID is the job's workflow run, which the missed-webhook reconcile asks
 	// about instead of each of its jobs.
 	RunID int64 `json:"runID,omitempty"`
-	// Action is queued or completed; the webhook drops the others.
+	// Action is queued, in_progress or completed; the webhook drops the
+	// others. An in_progress event only names the runner that took the job
+	// (an older autoscaler applies it as nothing).
 	Action string `json:"action"`
 	// Repository is owner/name, for logs and the reconcile.
 	Repository string `json:"repository,omitempty"`
-	// RunnerName is the runner a completed job ran on (workflow_job.runner_name),
-	// which the autoscaler passes to its pool as finishing.
+	// RunnerName is the runner a job started (in_progress) or ran on
+	// (completed) (workflow_job.runner_name), which the autoscaler passes to
+	// its pool as busy, then as finishing.
 	RunnerName string `json:"runnerName,omitempty"`
 	// QueuedAt is when GitHub queued the job (workflow_job.created_at): a
 	// completion of a job queued before the autoscaler first ran is one whose

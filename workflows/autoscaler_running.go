@@ -1,0 +1,50 @@
+package workflows
+
+import (
+	"slices"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/arcflow/arcflow/workflows/contract"
+)
+
+// runningRunnersVersion marks autoscalers that pass the runners of started
+// jobs (in_progress deliveries) to their pool (ScaleRequest.Running).
+const runningRunnersVersion = "running-runners"
+
+// noteRunning remembers the runner a job started on. GitHub hands a job only
+// to a registered, idle runner, and that runner stays busy until the job's
+// completion: the delivery tells the pool what a runner list would, for no
+// GitHub call. Names wait for the next scale request (none is sent for them
+// alone): the pool needs them when it chooses runners to stop, and the
+// request that lowers its count carries them.
+func (a *autoscalerRun) noteRunning(ev contract.JobEvent) {
+	if ev.RunnerName == "" {
+		return
+	}
+	s := &a.state
+	s.StartsHeard = true
+	if slices.Contains(s.Running, ev.RunnerName) {
+		return // a redelivery
+	}
+	s.Running = append(s.Running, ev.RunnerName)
+	if len(s.Running) > maxFinished {
+		s.Running = s.Running[len(s.Running)-maxFinished:]
+	}
+}
+
+// runningForPool adds the started jobs' runners to a scale request that goes
+// out, and says that this autoscaler hears its jobs start. Runs from before
+// runningRunnersVersion send neither.
+func (a *autoscalerRun) runningForPool(ctx workflow.Context, req *ScaleRequest) {
+	s := &a.state
+	if !s.StartsHeard {
+		return
+	}
+	if workflow.GetVersion(ctx, runningRunnersVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		s.Running, s.StartsHeard = nil, false
+		return
+	}
+	req.Running = append([]string(nil), s.Running...)
+	req.StartsDelivered = true
+}
