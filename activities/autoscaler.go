@@ -46,7 +46,7 @@ func (k *Kubernetes) UpdateHRAStatus(ctx context.Context, in HRAStatusInput) err
 // JobLister is the part of the GitHub client the autoscaler activities use.
 type JobLister interface {
 	ListOpenJobs(ctx context.Context, repository string) ([]github.Job, error)
-	OpenRuns(ctx context.Context, repository string) (queued, inProgress []int64, err error)
+	OpenRuns(ctx context.Context, repository string) (queued, inProgress []github.Run, err error)
 	RunJobs(ctx context.Context, repository string, runID int64) ([]github.Job, error)
 }
 

@@ -4,22 +4,33 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/arcflow/arcflow/github"
 )
 
+// runQuiet is how long a queued run goes unasked by the reconcile: its
+// queued delivery is on its way or went to another autoscaler of the
+// repository (each knows only its own runs), so asking would cost a call per
+// young run per autoscaler for nothing. A run still queued and unknown after it
+// is a missed delivery, which the next reconcile finds, at most a period later.
+const runQuiet = time.Minute
+
 // reconcileByRun is the missed-webhook reconcile at a cost that does not grow
 // with the queue: the open runs of each repository (two calls, shared by every
 // autoscaler of the repository through the HTTP cache), and the jobs only of
-// queued runs that no webhook told the autoscaler about. A run it knows is not
-// asked about: its reservations end with its completions, or with the run
-// (OpenRuns no longer lists it). Past the call budget nothing is asked.
+// queued runs that no webhook told the autoscaler about, once queued longer
+// than runQuiet. A run it knows is not asked about: its reservations end with
+// its completions, or with the run (OpenRuns no longer lists it). Past the call
+// budget nothing is asked.
 func reconcileByRun(ctx context.Context, lister JobLister, in QueuedJobsInput) (QueuedJobsOutput, error) {
 	var out QueuedJobsOutput
 	known := map[int64]bool{}
 	for _, id := range in.KnownRuns {
 		known[id] = true
 	}
+	young := 0
+	now := time.Now()
 	for _, repo := range in.Repositories {
 		queued, inProgress, err := lister.OpenRuns(ctx, repo)
 		if errors.Is(err, github.ErrDeferred) {
@@ -30,9 +41,17 @@ func reconcileByRun(ctx context.Context, lister JobLister, in QueuedJobsInput) (
 			return out, githubError(err)
 		}
 		out.Calls += 2
-		out.OpenRuns = append(append(out.OpenRuns, queued...), inProgress...)
-		for _, run := range queued {
-			if known[run] {
+		for _, run := range inProgress {
+			out.OpenRuns = append(out.OpenRuns, run.ID)
+		}
+		for _, r := range queued {
+			run := r.ID
+			out.OpenRuns = append(out.OpenRuns, run)
+			switch {
+			case known[run]:
+				continue
+			case now.Sub(r.CreatedAt) < runQuiet:
+				young++
 				continue
 			}
 			jobs, err := lister.RunJobs(ctx, repo, run)
@@ -48,6 +67,6 @@ func reconcileByRun(ctx context.Context, lister JobLister, in QueuedJobsInput) (
 		}
 	}
 	slog.Info("missed-webhook reconcile", "repositories", len(in.Repositories), "calls", out.Calls,
-		"open_runs", len(out.OpenRuns), "unknown_queued_jobs", len(out.Queued))
+		"open_runs", len(out.OpenRuns), "young_unknown_runs", young, "unknown_queued_jobs", len(out.Queued))
 	return out, nil
 }

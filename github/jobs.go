@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	gogithub "github.com/google/go-github/v88/github"
 )
@@ -30,8 +31,8 @@ func (c *Client) ListOpenJobs(ctx context.Context, repository string) ([]Job, er
 		if err != nil {
 			return nil, err
 		}
-		for _, runID := range runs {
-			page, err := c.listRunJobs(ctx, owner, repo, runID)
+		for _, run := range runs {
+			page, err := c.listRunJobs(ctx, owner, repo, run.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -41,10 +42,17 @@ func (c *Client) ListOpenJobs(ctx context.Context, repository string) ([]Job, er
 	return jobs, nil
 }
 
-// OpenRuns lists the IDs of a repository's queued and in-progress workflow
-// runs: two calls (more only past 100 runs), through the HTTP cache. While the
-// call budget is spent it returns ErrDeferred.
-func (c *Client) OpenRuns(ctx context.Context, repository string) (queued, inProgress []int64, err error) {
+// Run is a workflow run as the reconcile needs it.
+type Run struct {
+	ID int64
+	// CreatedAt is when GitHub queued the run.
+	CreatedAt time.Time
+}
+
+// OpenRuns lists a repository's queued and in-progress workflow runs: two
+// calls (more only past 100 runs), through the HTTP cache. While the call
+// budget is spent it returns ErrDeferred.
+func (c *Client) OpenRuns(ctx context.Context, repository string) (queued, inProgress []Run, err error) {
 	owner, repo, ok := strings.Cut(repository, "/")
 	if !ok {
 		return nil, nil, fmt.Errorf("list runs: repository %q must be owner/name", repository)
@@ -71,9 +79,9 @@ func (c *Client) RunJobs(ctx context.Context, repository string, runID int64) ([
 	return c.listRunJobs(ctx, owner, repo, runID)
 }
 
-func (c *Client) listRuns(ctx context.Context, owner, repo, status string) ([]int64, error) {
+func (c *Client) listRuns(ctx context.Context, owner, repo, status string) ([]Run, error) {
 	ctx = withEndpoint(ctx, "list-workflow-runs")
-	var ids []int64
+	var out []Run
 	opts := &gogithub.ListWorkflowRunsOptions{Status: status, ListOptions: gogithub.ListOptions{PerPage: 100}}
 	for {
 		runs, resp, err := c.gh.Actions.ListRepositoryWorkflowRuns(ctx, owner, repo, opts)
@@ -82,11 +90,11 @@ func (c *Client) listRuns(ctx context.Context, owner, repo, status string) ([]in
 		}
 		for _, r := range runs.WorkflowRuns {
 			if r.GetID() != 0 {
-				ids = append(ids, r.GetID())
+				out = append(out, Run{ID: r.GetID(), CreatedAt: r.GetCreatedAt().Time})
 			}
 		}
 		if resp.NextPage == 0 {
-			return ids, nil
+			return out, nil
 		}
 		opts.Page = resp.NextPage
 	}

@@ -33,7 +33,7 @@ func (j *job) info() JobInfo {
 func (s *Server) QueueJob(repo, name string, labels []string) JobInfo {
 	s.mu.Lock()
 	s.nextID++
-	r := &run{ID: s.nextID, Repo: repo, Status: "queued"}
+	r := &run{ID: s.nextID, Repo: repo, Status: "queued", CreatedAt: s.now()}
 	s.runs[r.ID] = r
 	s.nextID++
 	j := &job{ID: s.nextID, RunID: r.ID, Repo: repo, Name: name, Labels: labels, Status: "queued", CreatedAt: s.now()}

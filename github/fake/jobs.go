@@ -8,9 +8,10 @@ import (
 )
 
 type run struct {
-	ID     int64
-	Repo   string // owner/name
-	Status string // queued, in_progress, completed
+	ID        int64
+	Repo      string // owner/name
+	Status    string // queued, in_progress, completed
+	CreatedAt time.Time
 }
 
 type job struct {
@@ -57,7 +58,8 @@ func (s *Server) listWorkflowRuns(w http.ResponseWriter, r *http.Request) {
 	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 	items := []map[string]any{}
 	for _, rn := range pageOf(all, page, perPage) {
-		items = append(items, map[string]any{"id": rn.ID, "status": rn.Status, "repository": map[string]any{"full_name": rn.Repo}})
+		items = append(items, map[string]any{"id": rn.ID, "status": rn.Status, "repository": map[string]any{"full_name": rn.Repo},
+			"created_at": rn.CreatedAt.UTC().Format(time.RFC3339)})
 	}
 	s.mu.Unlock()
 	s.writeList(w, r, len(all), page, perPage, map[string]any{"total_count": len(all), "workflow_runs": items})
