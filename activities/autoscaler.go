@@ -60,6 +60,9 @@ type QueuedJobsInput struct {
 	// the jobs of queued runs not in KnownRuns (ReconcileByRun).
 	ByRun     bool    `json:",omitempty"`
 	KnownRuns []int64 `json:",omitempty"`
+	// Quiet: with ByRun, a queued run younger than this is not asked about
+	// (at most RunQuiet; reconcileByRun).
+	Quiet time.Duration `json:",omitempty"`
 }
 
 // QueuedJobsOutput are the open jobs the target's runners can take.

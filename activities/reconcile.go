@@ -9,18 +9,19 @@ import (
 	"github.com/arcflow/arcflow/github"
 )
 
-// runQuiet is how long a queued run goes unasked by the reconcile: its
-// queued delivery is on its way or went to another autoscaler of the
-// repository (each knows only its own runs), so asking would cost a call per
-// young run per autoscaler for nothing. A run still queued and unknown after it
-// is a missed delivery, which the next reconcile finds, at most a period later.
-const runQuiet = time.Minute
+// RunQuiet is the longest a queued run goes unasked by the reconcile
+// (QueuedJobsInput.Quiet): its queued delivery is on its way or went to
+// another autoscaler of the repository (each knows only its own runs), so
+// asking would cost a call per young run per autoscaler for nothing. A run
+// still queued and unknown after it is a missed delivery, which the next
+// reconcile finds.
+const RunQuiet = time.Minute
 
 // reconcileByRun is the missed-webhook reconcile at a cost that does not grow
 // with the queue: the open runs of each repository (two calls, shared by every
 // autoscaler of the repository through the HTTP cache), and the jobs only of
 // queued runs that no webhook told the autoscaler about, once queued longer
-// than runQuiet. A run it knows is not asked about: its reservations end with
+// than in.Quiet. A run it knows is not asked about: its reservations end with
 // its completions, or with the run (OpenRuns no longer lists it). Past the call
 // budget nothing is asked.
 func reconcileByRun(ctx context.Context, lister JobLister, in QueuedJobsInput) (QueuedJobsOutput, error) {
@@ -50,7 +51,7 @@ func reconcileByRun(ctx context.Context, lister JobLister, in QueuedJobsInput) (
 			switch {
 			case known[run]:
 				continue
-			case now.Sub(r.CreatedAt) < runQuiet:
+			case now.Sub(r.CreatedAt) < in.Quiet:
 				young++
 				continue
 			}

@@ -53,7 +53,8 @@ const reconcileByRunVersion = "reconcile-by-run"
 // queued run the autoscaler knows nothing of.
 func (a *autoscalerRun) reconcileByRun(ctx workflow.Context) {
 	spec := a.state.Spec
-	in := activities.QueuedJobsInput{Repositories: spec.Repositories, Labels: spec.TargetLabels, Credentials: spec.Scope.Credentials, ByRun: true}
+	in := activities.QueuedJobsInput{Repositories: spec.Repositories, Labels: spec.TargetLabels, Credentials: spec.Scope.Credentials, ByRun: true,
+		Quiet: min(spec.ReconcilePeriod, activities.RunQuiet)}
 	seen := map[int64]bool{}
 	for _, res := range a.state.Reservations.Active {
 		if res.RunID != 0 && !seen[res.RunID] {
