@@ -54,6 +54,10 @@ type ResourceWatcher struct {
 	// ARC, when set, holds every pool and autoscaler back while ARC's
 	// controller-manager runs (see arcgate.go).
 	ARC *ARCController
+	// Budgets, when set, gives the GitHub client whose call budget a
+	// credential ref spends ("" is the worker's own), for the HRAs'
+	// GitHubBudget condition (budgetcondition.go).
+	Budgets func(ctx context.Context, ref string) (Throttler, error)
 
 	hras, rds, rss cache.GenericLister
 	rechecks       rechecks
@@ -110,6 +114,7 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 	if w.ARC != nil {
 		go w.watchARC(ctx)
 	}
+	go w.watchBudgets(ctx)
 	<-ctx.Done()
 	return nil
 }
@@ -223,6 +228,9 @@ func (w *ResourceWatcher) setConditions(ctx context.Context, kind string, u *uns
 	if failing, ok := runnersFailingCondition(u); ok {
 		conds = append(conds, failing)
 	}
+	if budget, ok := conditionOf(u, gitHubBudget); ok {
+		conds = append(conds, budget) // the budget watcher's, kept as it is
+	}
 	if conditionsUnchanged(u, conds) {
 		return
 	}
@@ -233,6 +241,7 @@ func (w *ResourceWatcher) setConditions(ctx context.Context, kind string, u *uns
 		switch {
 		case c.Type == runnersFailing:
 			w.reportFailingStart(ctx, kind, u, c)
+		case c.Type == gitHubBudget: // its watcher recorded its event
 		case c.Status == metav1.ConditionFalse || c.Type == "UnsupportedFields":
 			w.event(ctx, kind, u, c.Reason, c.Message)
 		}
@@ -267,8 +276,16 @@ func conditionsUnchanged(u *unstructured.Unstructured, want []metav1.Condition) 
 }
 
 func (w *ResourceWatcher) event(ctx context.Context, kind string, u *unstructured.Unstructured, reason, message string) {
+	w.recordEvent(ctx, kind, u, corev1.EventTypeWarning, reason, message)
+}
+
+func (w *ResourceWatcher) normalEvent(ctx context.Context, kind string, u *unstructured.Unstructured, reason, message string) {
+	w.recordEvent(ctx, kind, u, corev1.EventTypeNormal, reason, message)
+}
+
+func (w *ResourceWatcher) recordEvent(ctx context.Context, kind string, u *unstructured.Unstructured, eventType, reason, message string) {
 	on := corev1.ObjectReference{APIVersion: u.GetAPIVersion(), Kind: kind, Name: u.GetName(), Namespace: u.GetNamespace(), UID: u.GetUID()}
-	if err := activities.RecordEvent(ctx, w.Kube, on, corev1.EventTypeWarning, reason, message); err != nil {
+	if err := activities.RecordEvent(ctx, w.Kube, on, eventType, reason, message); err != nil {
 		w.Log.Warn("cannot record the event", "error", err)
 	}
 }

@@ -33,6 +33,22 @@ func runnersFailingCondition(u *unstructured.Unstructured) (metav1.Condition, bo
 	return c, true
 }
 
+// conditionOf is the resource's condition of this type, as it was written.
+func conditionOf(u *unstructured.Unstructured, conditionType string) (metav1.Condition, bool) {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		m, ok := c.(map[string]any)
+		if !ok || m["type"] != conditionType {
+			continue
+		}
+		var out metav1.Condition
+		if runtime.DefaultUnstructuredConverter.FromUnstructured(m, &out) == nil {
+			return out, true
+		}
+	}
+	return metav1.Condition{}, false
+}
+
 // conditionStatus is the status of the resource's condition of this type, ""
 // when it has none.
 func conditionStatus(u *unstructured.Unstructured, conditionType string) string {
@@ -82,16 +98,30 @@ func (w *ResourceWatcher) refreshRunnersFailing(ctx context.Context, kind string
 	if !ok {
 		return
 	}
+	changed, err := w.replaceCondition(ctx, kind, u, c)
+	if err != nil {
+		w.Log.Warn("cannot write the RunnersFailing condition", "pool", u.GetNamespace()+"/"+u.GetName(), "error", err)
+		return
+	}
+	if changed {
+		w.reportFailingStart(ctx, kind, u, c)
+	}
+}
+
+// replaceCondition writes c in place of the resource's condition of its type
+// (or after the others), keeping the rest; it writes nothing, and reports
+// false, when that condition already says the same.
+func (w *ResourceWatcher) replaceCondition(ctx context.Context, kind string, u *unstructured.Unstructured, c metav1.Condition) (bool, error) {
 	encoded, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&c)
 	if err != nil {
-		return
+		return false, err
 	}
 	have, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	conds, replaced := make([]any, 0, len(have)+1), false
 	for _, h := range have {
-		if m, ok := h.(map[string]any); ok && m["type"] == runnersFailing {
+		if m, ok := h.(map[string]any); ok && m["type"] == c.Type {
 			if m["status"] == string(c.Status) && m["reason"] == c.Reason && m["message"] == c.Message {
-				return
+				return false, nil
 			}
 			h, replaced = encoded, true
 		}
@@ -100,11 +130,7 @@ func (w *ResourceWatcher) refreshRunnersFailing(ctx context.Context, kind string
 	if !replaced {
 		conds = append(conds, encoded)
 	}
-	if err := w.patchConditions(ctx, kind, u, conds); err != nil {
-		w.Log.Warn("cannot write the RunnersFailing condition", "pool", u.GetNamespace()+"/"+u.GetName(), "error", err)
-		return
-	}
-	w.reportFailingStart(ctx, kind, u, c)
+	return true, w.patchConditions(ctx, kind, u, conds)
 }
 
 // reportFailingStart records one Warning event when c, just written, starts a

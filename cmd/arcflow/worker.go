@@ -101,7 +101,7 @@ func (wp *workerPart) run(ctx context.Context) error {
 			Kube: wp.kube, Dynamic: wp.p.dynamic, Temporal: wp.p.temporal, RunnerURL: wp.gh.RunnerURL(),
 			Namespace: ns, Autoscaling: *wp.common.autoscaling, Log: log, Metrics: wp.metrics,
 			RunnerTimings: wp.flags.runnerTimings, Credentials: wp.creds, VolumeIdleTimeout: wp.flags.volumeIdleTimeout,
-			ARC: wp.arc,
+			ARC: wp.arc, Budgets: wp.budget,
 		}
 		errs := make(chan error, 2)
 		go func() { errs <- pods.Run(ctx, 4) }()
@@ -112,4 +112,17 @@ func (wp *workerPart) run(ctx context.Context) error {
 			}
 		}
 	})
+}
+
+// budget is the GitHub client whose call budget a credential ref spends: the
+// worker's own for "", else the client of that githubAPICredentialsFrom Secret.
+func (wp *workerPart) budget(ctx context.Context, ref string) (worker.Throttler, error) {
+	if ref == "" {
+		return wp.gh, nil
+	}
+	client, err := wp.creds.For(ctx, ref)
+	if err != nil {
+		return nil, fmt.Errorf("github credentials %s: %w", ref, err)
+	}
+	return client, nil
 }
