@@ -51,6 +51,8 @@ type ARCRunner struct {
 	// RunnerID is what ARC annotated the pod with once GitHub listed it.
 	RunnerID int64 `json:",omitempty"`
 	Pod      PodState
+	// Claims are the volumes ARC's StatefulSet made for a RunnerSet runner.
+	Claims *ARCClaimSet `json:",omitempty"`
 }
 
 // ARCRunners lists the Runner objects ARC's RunnerReplicaSets made for a

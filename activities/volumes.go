@@ -26,10 +26,16 @@ const (
 type VolumeSlotRef struct {
 	Index int
 	Hash  string
+	// Claims name the slot's claims by template where they are not named
+	// after the slot: claims ARC made, which the pool took over.
+	Claims map[string]string `json:",omitempty"`
 }
 
 // SlotClaimName is the claim of template at a pool's slot.
 func SlotClaimName(template, pool string, slot VolumeSlotRef) string {
+	if name := slot.Claims[template]; name != "" {
+		return name
+	}
 	return fmt.Sprintf("%s-%s-%s-%d", template, pool, slot.Hash, slot.Index)
 }
 

@@ -7,6 +7,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/api/v1alpha1"
 )
 
 // adoptARCVersion marks pools that take over the runners ARC left when they
@@ -27,13 +28,30 @@ const arcTemplateHash = "arc"
 // pool stops it, and removes ARC's finalizers and objects at its end.
 func (p *poolRun) adoptARCRunners(ctx workflow.Context) {
 	spec := p.state.Spec
+	if spec.Kind == v1alpha1.KindRunnerSet && workflow.GetVersion(ctx, adoptARCRunnerSetVersion, workflow.DefaultVersion, 1) >= 1 {
+		p.adoptARCRunnerSet(ctx)
+		return
+	}
 	var found []activities.ARCRunner
 	in := activities.ARCRunnersInput{Namespace: spec.Namespace, Kind: spec.Kind, Name: spec.Name}
 	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.ARCRunners, in).Get(ctx, &found); err != nil {
-		workflow.GetLogger(ctx).Error("cannot look for runners ARC left; none adopted", "pool", spec.Name, "error", err)
-		p.events = append(p.events, "AdoptionFailed: cannot look for runners ARC left: "+err.Error())
+		p.adoptionFailed(ctx, "look for runners ARC left", err)
 		return
 	}
+	p.takeOverARCRunners(ctx, found)
+}
+
+// adoptionFailed reports a step of the takeover that could not be done, in
+// the worker's log and as an event on the resource.
+func (p *poolRun) adoptionFailed(ctx workflow.Context, what string, err error) {
+	workflow.GetLogger(ctx).Error("cannot "+what, "pool", p.state.Spec.Name, "error", err)
+	p.events = append(p.events, "AdoptionFailed: cannot "+what+": "+err.Error())
+}
+
+// takeOverARCRunners makes each runner ARC left a runner workflow of the
+// pool, counted as its capacity.
+func (p *poolRun) takeOverARCRunners(ctx workflow.Context, found []activities.ARCRunner) {
+	spec := p.state.Spec
 	if len(found) == 0 {
 		return
 	}

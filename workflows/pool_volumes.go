@@ -32,6 +32,9 @@ type VolumeSlot struct {
 	Holder string `json:",omitempty"`
 	// FreeSince is when the slot was last freed.
 	FreeSince time.Time `json:",omitempty"`
+	// Claims name the slot's claims by template when they are not named after
+	// the slot: claims ARC made, taken over (pool_adopt_runnerset.go).
+	Claims map[string]string `json:",omitempty"`
 }
 
 // acquireVolume gives runner the lowest free slot of the current templates, or
@@ -61,14 +64,14 @@ func (s *PoolState) acquireVolume(runner string) activities.VolumeSlotRef {
 		best = len(s.Volumes) - 1
 	}
 	s.Volumes[best].Holder = runner
-	return activities.VolumeSlotRef{Index: s.Volumes[best].Index, Hash: hash}
+	return activities.VolumeSlotRef{Index: s.Volumes[best].Index, Hash: hash, Claims: s.Volumes[best].Claims}
 }
 
 // volumeOf is the slot runner holds, if any.
 func (s *PoolState) volumeOf(runner string) *activities.VolumeSlotRef {
 	for _, v := range s.Volumes {
 		if v.Holder == runner {
-			return &activities.VolumeSlotRef{Index: v.Index, Hash: v.Hash}
+			return &activities.VolumeSlotRef{Index: v.Index, Hash: v.Hash, Claims: v.Claims}
 		}
 	}
 	return nil

@@ -48,16 +48,16 @@ spec:
 `, takeoverRD, takeoverRepo, arcRunnerCount)
 }
 
-// takeoverHRA is the HRA as ARC's webhook server left it: three capacity
+// arcHRA is an HRA as ARC's webhook server left it: three capacity
 // reservations, one per job it saw queued (no job IDs).
-func takeoverHRA(reservedAt time.Time) string {
+func arcHRA(name, kind string, reservedAt time.Time) string {
 	var reservations strings.Builder
 	for i := range 3 {
 		at := reservedAt.Add(time.Duration(i) * time.Second).UTC()
 		fmt.Fprintf(&reservations, "  - effectiveTime: %q\n    expirationTime: %q\n    replicas: 1\n",
 			at.Format(time.RFC3339), at.Add(30*time.Minute).Format(time.RFC3339))
 	}
-	return simworld.WebhookHRA(takeoverRD, v1alpha1.KindRunnerDeployment, 8, 5) + "  capacityReservations:\n" + reservations.String()
+	return simworld.WebhookHRA(name, kind, 8, 5) + "  capacityReservations:\n" + reservations.String()
 }
 
 // arcRunnerName is the i-th Runner of ARC's RunnerReplicaSet, named as ARC's
@@ -112,12 +112,35 @@ func createARCRunners(t *testing.T, ctx context.Context, dyn dynamic.Interface, 
 	}
 }
 
+// finishTakeover queues four new jobs after a takeover, and waits until all
+// seven jobs are done, each successfully, nothing of ARC's is left (left says
+// what is) and no runner pod lives.
+func finishTakeover(t *testing.T, w *simworld.World, repo, label string, left func() []string) {
+	for i := range 4 {
+		w.Queue(repo, fmt.Sprintf("new-%d", i), []string{"self-hosted", "linux", label})
+	}
+	require.Eventually(t, func() bool {
+		jobs, done := w.GitHub.Jobs(), 0
+		for _, j := range jobs {
+			if j.Status == "completed" {
+				done++
+			}
+		}
+		return len(jobs) == 7 && done == 7
+	}, 2*time.Minute, 200*time.Millisecond, "all seven jobs done")
+	for _, j := range w.GitHub.Jobs() {
+		require.Equal(t, "success", j.Conclusion, "job %s", j.Name)
+	}
+	require.Eventually(t, func() bool { return len(left()) == 0 }, 90*time.Second, 500*time.Millisecond, "nothing of ARC's is left")
+	require.Eventually(t, func() bool { return w.Runners.LivePods() == 0 }, 90*time.Second, 200*time.Millisecond, "the pool back at zero")
+}
+
 func ptrTrue() *bool { b := true; return &b }
 
-// registrationToken asks the fake GitHub for a registration token, as ARC's
-// runner controller did for the Runners it made.
-func registrationToken(t *testing.T, gh *fake.Server) string {
-	req, err := http.NewRequest(http.MethodPost, gh.URL+"/repos/"+takeoverRepo+"/actions/runners/registration-token", nil)
+// registrationToken asks the fake GitHub for a registration token of a scope
+// (repos/<owner>/<repo> or orgs/<org>), as ARC did for the runners it made.
+func registrationToken(t *testing.T, gh *fake.Server, scope string) string {
+	req, err := http.NewRequest(http.MethodPost, gh.URL+"/"+scope+"/actions/runners/registration-token", nil)
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "token ghp_simulated")
 	resp, err := http.DefaultClient.Do(req)
@@ -203,7 +226,7 @@ func takeOver(t *testing.T, ns string, killWorker bool) {
 	require.NoError(t, w.Apply(ctx, takeoverRunnerDeployment()))
 	rd, err := dyn.Resource(v1alpha1.RunnerDeploymentResource).Namespace(ns).Get(ctx, takeoverRD, metav1.GetOptions{})
 	require.NoError(t, err)
-	createARCRunners(t, ctx, dyn, w, ns, rd, registrationToken(t, w.GitHub))
+	createARCRunners(t, ctx, dyn, w, ns, rd, registrationToken(t, w.GitHub, "repos/"+takeoverRepo))
 	require.Eventually(t, func() bool {
 		n := 0
 		for _, r := range w.GitHub.Runners() {
@@ -239,7 +262,7 @@ func takeOver(t *testing.T, ns string, killWorker bool) {
 	// any HRA matches; one answered late, after the HRA is applied, would reserve
 	// the job a second time and keep a runner for 30 minutes.
 	require.NoError(t, w.Sender.Flush(ctx), "the queued deliveries answered before the HRA exists")
-	require.NoError(t, w.Apply(ctx, takeoverHRA(reservedAt)))
+	require.NoError(t, w.Apply(ctx, arcHRA(takeoverRD, v1alpha1.KindRunnerDeployment, reservedAt)))
 
 	// While ARC's controller holds its Lease, arcflow acts on nothing.
 	require.Eventually(t, func() bool {
@@ -269,25 +292,7 @@ func takeOver(t *testing.T, ns string, killWorker bool) {
 	}, 60*time.Second, 200*time.Millisecond, "ARC's idle runners are removed")
 	require.Equal(t, 3, busyARC(), "ARC's busy runners keep their jobs")
 
-	for i := range 4 {
-		w.Queue(takeoverRepo, fmt.Sprintf("new-%d", i), []string{"self-hosted", "linux", takeoverRD})
-	}
-	require.Eventually(t, func() bool {
-		jobs := w.GitHub.Jobs()
-		done := 0
-		for _, j := range jobs {
-			if j.Status == "completed" {
-				done++
-			}
-		}
-		return len(jobs) == 7 && done == 7
-	}, 2*time.Minute, 200*time.Millisecond, "all seven jobs done")
-	for _, j := range w.GitHub.Jobs() {
-		require.Equal(t, "success", j.Conclusion, "job %s", j.Name)
-	}
-	require.Eventually(t, func() bool { return len(arcLeft(ctx, dyn, w, ns)) == 0 }, 90*time.Second, 500*time.Millisecond,
-		"nothing of ARC's is left")
-	require.Eventually(t, func() bool { return w.Runners.LivePods() == 0 }, 90*time.Second, 200*time.Millisecond, "the pool back at zero")
+	finishTakeover(t, w, takeoverRepo, takeoverRD, func() []string { return arcLeft(ctx, dyn, w, ns) })
 	livePeak := peak()
 	require.Empty(t, w.Runners.Violations(), "no job interrupted")
 	require.LessOrEqual(t, livePeak, 8, "live runner pods never above maxReplicas")

@@ -91,6 +91,15 @@ func (k *fakeKubernetes) ARCRunners(context.Context, activities.ARCRunnersInput)
 	return nil, nil
 }
 
+// ARCRunnerSet: nor did it leave StatefulSets or claims.
+func (k *fakeKubernetes) ARCRunnerSet(context.Context, activities.ARCRunnerSetInput) (activities.ARCRunnerSetRunners, error) {
+	return activities.ARCRunnerSetRunners{}, nil
+}
+
+func (k *fakeKubernetes) AdoptARCClaims(context.Context, activities.AdoptARCClaimsInput) error {
+	return nil
+}
+
 // RunnerPodPhases: every pod of the fake world runs.
 func (k *fakeKubernetes) RunnerPodPhases(_ context.Context, in activities.RunnerPodPhasesInput) (map[string]corev1.PodPhase, error) {
 	k.w.mu.Lock()

@@ -1,0 +1,240 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/api/v1alpha1"
+	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim"
+)
+
+// The ARC installation the RunnerSet takeover starts from: organization
+// RunnerSet arc-cache, whose runners mount a cache claim, and six
+// StatefulSets ARC's RunnerSet controller made for it.
+const (
+	arcSetName     = "arc-cache"
+	arcSetOrg      = "takeover-org"
+	arcSetClass    = "e2e-arc-cache"
+	arcSetHash     = "7c9f5d8b4"
+	arcSetRunners  = 6
+	arcSetMaxPods  = 8
+	arcSetJobLabel = "arc-cache"
+)
+
+// arcSetStatefulSet is the i-th StatefulSet of ARC's RunnerSet, named as
+// ARC's generateName (<runnerset>-) names them.
+func arcSetStatefulSet(i int) string { return fmt.Sprintf("%s-x%04d", arcSetName, i) }
+
+// createARCStatefulSets creates what ARC's RunnerSet controller keeps for a
+// RunnerSet: per runner a one-replica StatefulSet controlled by the RunnerSet,
+// with the template hash label and sync-time annotation, a selector of ARC's
+// labels (which the StatefulSet controller also puts on the claims it makes
+// from the volumeClaimTemplates), and a pod template with ARC's runner
+// environment. ARC's admission webhook would add RUNNER_NAME and RUNNER_TOKEN
+// to each pod as it is created; with no such webhook here they are in the
+// template, which is per runner anyway.
+func createARCStatefulSets(t *testing.T, ctx context.Context, w *simworld.World, ns string, owner metav1.OwnerReference, token string) {
+	selector := map[string]string{"app": arcSetName, activities.LabelTemplateHash: arcSetHash, activities.LabelRunnerSet: arcSetName,
+		"actions-runner-controller/inject-registration-token": "true"}
+	podLabels := map[string]string{activities.LabelRunner: ""}
+	for k, v := range selector {
+		podLabels[k] = v
+	}
+	class, one := arcSetClass, int32(1)
+	for i := range arcSetRunners {
+		name := arcSetStatefulSet(i)
+		env := []corev1.EnvVar{
+			{Name: "RUNNER_ORG", Value: arcSetOrg}, {Name: "RUNNER_REPO"}, {Name: "RUNNER_ENTERPRISE"},
+			{Name: "RUNNER_LABELS", Value: "linux," + arcSetJobLabel}, {Name: "RUNNER_GROUP"}, {Name: "RUNNER_EPHEMERAL", Value: "true"},
+			{Name: "GITHUB_URL", Value: w.GitHub.URL + "/"}, {Name: "RUNNER_NAME", Value: name + "-0"}, {Name: "RUNNER_TOKEN", Value: token},
+		}
+		sts := &appsv1.StatefulSet{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{activities.LabelTemplateHash: arcSetHash},
+				Annotations:     map[string]string{"sync-time": time.Now().UTC().Format(time.RFC3339)},
+				OwnerReferences: []metav1.OwnerReference{owner}},
+			Spec: appsv1.StatefulSetSpec{
+				Replicas: &one, ServiceName: arcSetName,
+				Selector: &metav1.LabelSelector{MatchLabels: selector},
+				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: podLabels}, Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyAlways,
+					Containers: []corev1.Container{{Name: "runner", Image: "summerwind/actions-runner:latest", Env: env,
+						VolumeMounts: []corev1.VolumeMount{{Name: "cache", MountPath: "/var/lib/docker"}}}},
+				}},
+				VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "cache"}, Spec: corev1.PersistentVolumeClaimSpec{
+					StorageClassName: &class, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+					Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+				}}},
+			},
+		}
+		_, err := w.Kube.AppsV1().StatefulSets(ns).Create(ctx, sts, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+}
+
+// arcSetLeft lists what of ARC's RunnerSet is left: its StatefulSets, pods
+// with ARC's finalizers, and its runners in GitHub.
+func arcSetLeft(ctx context.Context, w *simworld.World, ns string) []string {
+	var left []string
+	sets, _ := w.Kube.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{LabelSelector: "!" + activities.LabelPool})
+	for _, s := range sets.Items {
+		left = append(left, "StatefulSet "+s.Name)
+	}
+	pods, _ := w.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	for _, p := range pods.Items {
+		if strings.HasPrefix(p.Name, arcSetName+"-x") {
+			left = append(left, fmt.Sprintf("pod %s (finalizers %v)", p.Name, p.Finalizers))
+		}
+	}
+	for _, r := range w.GitHub.Runners() {
+		if strings.HasPrefix(r.Name, arcSetName+"-x") {
+			left = append(left, "GitHub runner "+r.Name)
+		}
+	}
+	return left
+}
+
+// arcflow takes over a live ARC RunnerSet: six per-runner StatefulSets of
+// ARC's with a cache claim each, three running jobs, and ARC's three capacity
+// reservations. Within 30 s of the Lease's expiry it adopts the six, removes
+// the three idle ones (from GitHub first) and their StatefulSets, lets the
+// busy ones finish, runs four new jobs, three of them on the claims ARC's idle
+// runners left, never has more than maxReplicas runner pods, and leaves
+// nothing of ARC's but its claims, which are the RunnerSet's now and go with
+// it.
+func TestTakeOverALiveARCRunnerSetReusingItsClaims(t *testing.T) {
+	const ns = "takeover-runnerset"
+	arcNamespace := ns + "-arc-system"
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	stopLease := heldARCLease(t, ctx, arcNamespace, "actions-runner-controller")
+	w := startSimWorld(t, ctx, simworld.Config{
+		Namespace: ns, Orgs: []string{arcSetOrg}, RegisterDelay: 200 * time.Millisecond, Seed: 23,
+		JobDurations: func(j fake.JobInfo) time.Duration {
+			if strings.HasPrefix(j.Name, "arc-") {
+				return 30 * time.Second // ARC's jobs outlast the handover
+			}
+			return 3 * time.Second
+		},
+		Env: []string{"ARCFLOW_ARC_CONTROLLER_LEASE=" + arcNamespace + "/actions-runner-controller"},
+	})
+	removeVolumes, err := simworld.OfferVolumes(ctx, w.Kube, arcSetClass, arcSetMaxPods)
+	t.Cleanup(func() { _ = removeVolumes() })
+	require.NoError(t, err)
+
+	// ARC's state: the RunnerSet, its StatefulSets' runners registered, three busy.
+	rsYAML, _, _ := strings.Cut(simworld.CachedRunnerSet(arcSetName, arcSetOrg, arcSetClass, arcSetMaxPods), "---\n")
+	require.NoError(t, w.Apply(ctx, rsYAML))
+	dyn, err := dynamic.NewForConfig(stack.RESTConfig)
+	require.NoError(t, err)
+	rs, err := dyn.Resource(v1alpha1.RunnerSetResource).Namespace(ns).Get(ctx, arcSetName, metav1.GetOptions{})
+	require.NoError(t, err)
+	owner := metav1.OwnerReference{APIVersion: v1alpha1.GroupVersion.String(), Kind: v1alpha1.KindRunnerSet, Name: arcSetName, UID: rs.GetUID(),
+		Controller: ptrTrue(), BlockOwnerDeletion: ptrTrue()}
+	createARCStatefulSets(t, ctx, w, ns, owner, registrationToken(t, w.GitHub, "orgs/"+arcSetOrg))
+	arcRunner := func(i int) string { return arcSetStatefulSet(i) + "-0" }
+	require.Eventually(t, func() bool {
+		n := 0
+		for i := range arcSetRunners {
+			if _, ok := w.GitHub.Runner(arcRunner(i)); ok {
+				n++
+			}
+		}
+		return n == arcSetRunners
+	}, 60*time.Second, 200*time.Millisecond, "ARC's runners registered")
+	arcClaims := map[string]types.UID{}
+	for i := range arcSetRunners { // ARC's runner pod controller: its finalizer and the GitHub ID; its RunnerSet controller: the claim's label
+		r, _ := w.GitHub.Runner(arcRunner(i))
+		patch := fmt.Sprintf(`{"metadata":{"finalizers":[%q],"annotations":{%q:%q}}}`, activities.ARCPodFinalizer, activities.ARCRunnerIDAnnotation, strconv.FormatInt(r.ID, 10))
+		_, err := w.Kube.CoreV1().Pods(ns).Patch(ctx, arcRunner(i), types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		require.NoError(t, err)
+		patch = fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, activities.ARCRunnerStatefulSetLabel, arcSetStatefulSet(i))
+		claim, err := w.Kube.CoreV1().PersistentVolumeClaims(ns).Patch(ctx, "cache-"+arcRunner(i), types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		require.NoError(t, err)
+		arcClaims[claim.Name] = claim.UID
+	}
+	reservedAt := time.Now()
+	for i := range 3 {
+		w.Queue(arcSetOrg+"/app", fmt.Sprintf("arc-%d", i), []string{"self-hosted", "linux", arcSetJobLabel})
+	}
+	busyARC := func() int {
+		n := 0
+		for _, j := range w.GitHub.Jobs() {
+			if strings.HasPrefix(j.RunnerName, arcSetName+"-x") && j.Status == "in_progress" {
+				n++
+			}
+		}
+		return n
+	}
+	require.Eventually(t, func() bool { return busyARC() == 3 }, 30*time.Second, 100*time.Millisecond, "three of ARC's runners run jobs")
+	require.NoError(t, w.Apply(ctx, arcHRA(arcSetName, v1alpha1.KindRunnerSet, reservedAt)))
+
+	// While ARC's controller holds its Lease, arcflow acts on nothing.
+	require.Eventually(t, func() bool {
+		return acceptedField(ctx, ns, "runnerset", arcSetName, "reason") == "ARCControllerActive"
+	}, 30*time.Second, 200*time.Millisecond, "arcflow reports ARC's controller as active")
+	peak := simworld.TrackPeak(ctx, 50*time.Millisecond, w.Runners.LivePods)
+	require.Equal(t, arcSetRunners, len(w.Runners.PodTimes()), "arcflow created no pod while ARC ran")
+
+	// ARC's controller stops: its Lease expires.
+	expiry := stopLease().Add(arcLeaseSeconds * time.Second)
+	require.Eventually(t, func() bool {
+		return acceptedField(ctx, ns, "runnerset", arcSetName, "status") == "True"
+	}, arcLeaseSeconds*time.Second+30*time.Second, 200*time.Millisecond, "arcflow acts within 30 s of the Lease's expiry")
+	acting := time.Now()
+	require.Eventually(t, func() bool {
+		sets, err := w.Kube.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{LabelSelector: "!" + activities.LabelPool})
+		return err == nil && len(sets.Items) == 3
+	}, 60*time.Second, 200*time.Millisecond, "ARC's idle runners are removed, with their StatefulSets")
+	for _, r := range w.GitHub.Runners() {
+		require.False(t, strings.HasPrefix(r.Name, arcSetName+"-x") && !r.Busy, "idle runner %s left in GitHub", r.Name)
+	}
+	require.Equal(t, 3, busyARC(), "ARC's busy runners keep their jobs")
+
+	finishTakeover(t, w, arcSetOrg+"/app", arcSetJobLabel, func() []string { return arcSetLeft(ctx, w, ns) })
+	livePeak := peak()
+
+	// ARC's claims are the RunnerSet's volume slots now: still there, the
+	// same objects, and mounted by arcflow's runners.
+	reused := 0
+	for name, uid := range arcClaims {
+		claim, err := w.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, metav1.GetOptions{})
+		require.NoError(t, err, "ARC's claim %s is kept", name)
+		require.Equal(t, uid, claim.UID)
+		require.Equal(t, arcSetName, claim.Labels[activities.LabelPool])
+		require.Empty(t, claim.Labels[activities.ARCRunnerStatefulSetLabel], "ARC's claim controller would delete it")
+		if writer := claim.Annotations[sim.UsedVolumeAnnotation]; !strings.HasPrefix(writer, arcSetName+"-x") {
+			reused++
+		}
+	}
+	require.GreaterOrEqual(t, reused, 3, "arcflow's runners mounted the claims ARC's idle runners left")
+	claims, err := w.Kube.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	require.LessOrEqual(t, len(claims.Items), arcSetMaxPods, "no more claims than maxReplicas")
+	require.Empty(t, w.Runners.Violations(), "no job interrupted")
+	require.LessOrEqual(t, livePeak, arcSetMaxPods, "live runner pods never above maxReplicas")
+
+	out, err := stack.Kubectl(ctx, "delete", "-n", ns, "hra,runnerset", "--all")
+	require.NoError(t, err, out)
+	require.Eventually(t, func() bool {
+		list, err := w.Kube.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{})
+		return err == nil && len(list.Items) == 0
+	}, 30*time.Second, 200*time.Millisecond, "ARC's claims go with the RunnerSet, as its own slots do")
+	t.Logf("RunnerSet takeover: Lease expired %v after its last renewal; arcflow accepted the RunnerSet %v after the expiry; live runner pods at peak %d; %d pods created by arcflow for 4 new jobs; %d of ARC's %d claims mounted again by arcflow's runners, %d claims at the end; jobs interrupted %d",
+		arcLeaseSeconds*time.Second, acting.Sub(expiry).Round(100*time.Millisecond), livePeak, len(w.Runners.PodTimes())-arcSetRunners,
+		reused, len(arcClaims), len(claims.Items), w.Runners.Interrupted())
+}
