@@ -46,13 +46,18 @@ lint: tools ## gofmt, go vet, generated files up to date, promtool on the alert 
 test-unit: ## Unit and workflow tests only (no local stack).
 	go test -short $(GO_TEST_FLAGS) ./...
 
+# The e2e package runs in this many processes side by side, each on a stack of
+# its own (scripts/test.sh).
+E2E_SHARDS ?= 2
+export GO_TEST_FLAGS E2E_SHARDS
+
 .PHONY: test
-test: tools lint ## Everything CI runs: lint, unit, integration and e2e tests on the real local stack.
-	go test $(GO_TEST_FLAGS) ./...
+test: tools lint ## Everything CI runs: lint, unit, integration and e2e tests on the real local stack (the e2e package in E2E_SHARDS processes).
+	@bash scripts/test.sh
 
 .PHONY: e2e
-e2e: tools ## Full-stack tests only.
-	go test $(GO_TEST_FLAGS) ./test/...
+e2e: tools ## Full-stack tests only (the e2e package in E2E_SHARDS processes).
+	@bash scripts/test.sh e2e
 
 .PHONY: record-histories
 record-histories: tools ## Record workflow histories on dev servers into workflows/testdata/histories (adds new scenarios; never overwrites).
