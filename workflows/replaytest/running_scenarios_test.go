@@ -1,0 +1,62 @@
+package replaytest
+
+import (
+	"testing"
+
+	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
+)
+
+// An autoscaler that hears its jobs start (issue 28) and its pool: in_progress
+// deliveries name the runners that took jobs, the next scale request passes
+// them on, and the scale-down after a job that never ran (cancelled while
+// queued) stops the idle runner without asking GitHub which runners are busy.
+func TestRecordRunningHistories(t *testing.T) {
+	needServers(t)
+	t.Run("autoscaler-running-runners", func(t *testing.T) {
+		spec := autoscalerSpec("autoscaler-running-runners")
+		a := newRecorder(t, plain, "autoscaler-running-runners").startAutoscaled(spec)
+		registered := func(n int) []workflows.PoolRunner {
+			p := waitState(a.r, a.pool, "the pool's runners registered", func(p workflows.PoolState) bool {
+				count := 0
+				for _, r := range p.Runners {
+					if r.Registered && !r.Stopping {
+						count++
+					}
+				}
+				return count == n
+			})
+			return p.Runners
+		}
+		start := func(delivery string, job int64, runner string) {
+			fakes.set(fakes.busy, runner, true)
+			a.r.signal(a.hra, contract.SignalJob, contract.JobEvent{DeliveryID: delivery, JobID: job, Action: "in_progress",
+				RunnerName: runner, Repository: scope.Repository})
+		}
+		a.job("q1", 1, "queued")
+		a.sent(1, 1)
+		first := registered(1)[0].Name
+		start("s1", 1, first)
+		a.job("q2", 2, "queued") // the request that passes the start
+		a.sent(2, 2)
+		a.job("q3", 3, "queued")
+		a.sent(3, 3)
+		runners := registered(3)
+		for i, r := range runners {
+			if r.Name != first && i < 2 {
+				start("s2", 2, r.Name)
+			}
+		}
+		a.job("c3", 3, "completed") // cancelled while queued: no runner
+		waitState(a.r, a.pool, "the idle runner stopped", func(p workflows.PoolState) bool {
+			return p.Scale != nil && p.Scale.Replicas == 2 && len(p.Runners) == 2
+		})
+		for _, r := range runners[:2] {
+			fakes.set(fakes.busy, r.Name, false)
+		}
+		a.r.signal(a.hra, contract.SignalJob, contract.JobEvent{DeliveryID: "c1", JobID: 1, Action: "completed", RunnerName: first, Repository: scope.Repository})
+		a.job("c2", 2, "completed")
+		a.sent(0, 0)
+		a.finish()
+	})
+}
