@@ -86,8 +86,17 @@ func (s *PoolState) registeredByJob(r PoolRunner) bool {
 // an older list of the scope's runners (RunnerInput.PatientRegistration): the
 // pool hears from deliveries that a runner registered when it takes a job.
 // Not for an auto warm buffer, whose idle runners' registrations are its time
-// to ready, nor for the registration-only runner, which waits on its own.
+// to ready, nor for the registration-only runner, which waits on its own, nor
+// during a rollout, whose old runners go only once new ones registered.
 func (p *poolRun) patientRegistration(registrationOnly bool) bool {
 	s := &p.state
-	return !registrationOnly && s.Scale != nil && s.Scale.StartsDelivered && s.Scale.Warm == nil
+	if registrationOnly || s.Scale == nil || !s.Scale.StartsDelivered || s.Scale.Warm != nil {
+		return false
+	}
+	for _, r := range s.Runners {
+		if !r.Stopping && !r.RegistrationOnly && r.TemplateHash != s.Spec.TemplateHash {
+			return false
+		}
+	}
+	return true
 }

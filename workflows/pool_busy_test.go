@@ -97,3 +97,28 @@ func TestARunnerRegisteredByAJobThatFailsIsNoFailedStart(t *testing.T) {
 	pt.deleteAndDrain(time.Minute)
 	pt.run(spec(0, "h1", true))
 }
+
+// A rollout's new runners check their registration at the usual interval:
+// the old runners go only once new ones registered, and idle new runners take
+// no job that would tell.
+func TestARolloutsRunnersAreNotPatient(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(time.Second, func() {
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 1, StartsDelivered: true})
+	})
+	pt.at(2*time.Second, func() {
+		require.Len(t, pt.created, 1)
+		require.True(t, pt.created[0].patient)
+		pt.registerAll()
+		next := spec(0, "h2", false)
+		next.Generation = 2
+		pt.env.SignalWorkflow(contract.SignalSpec, next)
+	})
+	pt.at(3*time.Second, func() {
+		require.Len(t, pt.created, 2)
+		require.Equal(t, "h2", pt.created[1].hash)
+		require.False(t, pt.created[1].patient)
+	})
+	pt.deleteAndDrain(time.Minute)
+	pt.run(spec(0, "h1", false))
+}
