@@ -145,3 +145,36 @@ func TestStopJITRunnerBeforeStartRemovesItsRegistrationFirst(t *testing.T) {
 		require.Equal(t, []string{"EnsureRunnerPod", "RemoveRunner", "DeleteRunnerPod"}, rt.names())
 	})
 }
+
+// A patient runner (its pool hears its job start from a delivery) checks its
+// registration once soon, then every RegistrationPollMax, each check on a list
+// up to a minute old: no backoff of checks that would find the same list.
+func TestAPatientRunnerChecksItsRegistrationEvery30s(t *testing.T) {
+	rt := newRunnerTest(t, RunnerRevisionLocal)
+	rt.mockPod()
+	var patient []bool
+	rt.env.OnActivity(gh.FindRunner, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.FindRunnerInput) (activities.FindRunnerOutput, error) {
+			rt.record("FindRunner")
+			patient = append(patient, in.Patient)
+			if rt.env.Now().Sub(rt.start) >= 90*time.Second {
+				return activities.FindRunnerOutput{Found: true, ID: 42, Online: true}, nil
+			}
+			return activities.FindRunnerOutput{}, nil
+		})
+	rt.mockRemove()
+	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+	rt.after(3*time.Minute, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{}) })
+	in := rt.input(true, RunnerTimings{})
+	in.PatientRegistration = true
+	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
+	require.NoError(t, rt.env.GetWorkflowError())
+	var checks []time.Duration
+	for _, c := range rt.calls {
+		if c.name == "FindRunner" {
+			checks = append(checks, c.at)
+		}
+	}
+	require.Equal(t, []time.Duration{2 * time.Second, 32 * time.Second, 62 * time.Second, 92 * time.Second}, checks)
+	require.Equal(t, []bool{true, true, true, true}, patient, "each on the patient list")
+}
