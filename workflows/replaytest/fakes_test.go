@@ -86,14 +86,14 @@ func (k *fakeKubernetes) GetRunnerPod(_ context.Context, ref activities.PodRef) 
 	return activities.PodState{UID: podUID(ref.Name), Exists: true, Phase: "Running"}, nil
 }
 
-// ARCRunners: the fake world never ran ARC.
+// ARCRunners: the fake world never ran ARC's RunnerDeployments.
 func (k *fakeKubernetes) ARCRunners(context.Context, activities.ARCRunnersInput) ([]activities.ARCRunner, error) {
 	return nil, nil
 }
 
-// ARCRunnerSet: nor did it leave StatefulSets or claims.
-func (k *fakeKubernetes) ARCRunnerSet(context.Context, activities.ARCRunnerSetInput) (activities.ARCRunnerSetRunners, error) {
-	return activities.ARCRunnerSetRunners{}, nil
+// ARCRunnerSet: ARC ran one RunnerSet of the fake world (arcLeftFor).
+func (k *fakeKubernetes) ARCRunnerSet(_ context.Context, in activities.ARCRunnerSetInput) (activities.ARCRunnerSetRunners, error) {
+	return arcLeftFor(in.Name), nil
 }
 
 func (k *fakeKubernetes) AdoptARCClaims(context.Context, activities.AdoptARCClaimsInput) error {
