@@ -155,7 +155,8 @@ func Run(t *testing.T, cfg Config) Result {
 	}
 	webhookMetrics := scrape(t, w.WebhookMetricsURL)
 	for _, name := range []string{
-		`arcflow_webhook_deliveries_total{event="workflow_job",result="accepted"} ` + fmt.Sprint(2*Jobs),
+		// queued, in_progress (which runner took the job) and completed
+		`arcflow_webhook_deliveries_total{event="workflow_job",result="accepted"} ` + fmt.Sprint(3*Jobs),
 		`arcflow_job_startup_duration_seconds_count ` + fmt.Sprint(Jobs), `temporal_request{`,
 	} {
 		require.Contains(t, webhookMetrics, name)
