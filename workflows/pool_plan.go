@@ -59,6 +59,9 @@ type PoolView struct {
 	// those that do not. Runs from before it keep the older order.
 	SafeOrder bool
 	PodPhases map[string]corev1.PodPhase
+	// SurgeCountsDraining keeps a rollout's surge while old runners are only
+	// draining (see planPool). Runs from before it keep the older rule.
+	SurgeCountsDraining bool
 }
 
 // PoolPlan is one step toward the desired pool.
@@ -82,11 +85,14 @@ type PoolPlan struct {
 // most MaxSurge runners beyond the desired count.
 func planPool(v PoolView) PoolPlan {
 	var current, old []PoolRunner
-	stopping := 0
+	stopping, drainingOld := 0, 0
 	for _, r := range v.Runners {
 		switch {
 		case r.Stopping || r.Finishing:
 			stopping++
+			if r.TemplateHash != v.TemplateHash {
+				drainingOld++
+			}
 		case r.TemplateHash == v.TemplateHash:
 			current = append(current, r)
 		default:
@@ -132,9 +138,13 @@ func planPool(v PoolView) PoolPlan {
 	}
 
 	want := v.Desired - max(v.Held, 0) - len(current)
-	if len(old) > 0 {
+	if len(old) > 0 || (v.SurgeCountsDraining && drainingOld > 0) {
 		// During a rollout, every pod counts against desired + surge, including
-		// old runners still draining.
+		// old runners still draining. The rollout lasts until the last old pod
+		// is gone, not until the last old runner was asked to stop: busy old
+		// runners that were stopped keep their pods until their jobs end, and
+		// without them in the count the pool would create a whole new set
+		// beside them (issue 25: 20 pods for a desired 10).
 		want = min(want, v.Desired+max(v.MaxSurge, 1)-len(current)-len(old)-stopping)
 	}
 	if want <= 0 {

@@ -19,6 +19,22 @@ func runners(prefix, hash string, n int, registered bool) []PoolRunner {
 	return out
 }
 
+// draining marks runners as asked to stop.
+func draining(rs []PoolRunner) []PoolRunner {
+	for i := range rs {
+		rs[i].Stopping = true
+	}
+	return rs
+}
+
+// finishing marks runners as finishing their last job.
+func finishing(rs []PoolRunner) []PoolRunner {
+	for i := range rs {
+		rs[i].Finishing = true
+	}
+	return rs
+}
+
 func busy(names ...string) map[string]bool {
 	m := map[string]bool{}
 	for _, n := range names {
@@ -113,6 +129,24 @@ func TestPlanPool(t *testing.T) {
 			view: PoolView{Desired: 2, TemplateHash: "new", MaxSurge: 1, Now: t0,
 				Runners: []PoolRunner{{Name: "old0", TemplateHash: "old", Registered: false}, {Name: "old1", TemplateHash: "old", Stopping: true}}},
 			want: PoolPlan{Create: 1}, // 3 pods: desired 2 + surge 1
+		},
+		{
+			name: "rollout: old runners that are all draining still count against the surge",
+			view: PoolView{Desired: 10, TemplateHash: "new", MaxSurge: 5, Now: t0, SurgeCountsDraining: true,
+				Runners: draining(runners("old", "old", 10, true))},
+			want: PoolPlan{Create: 5}, // 15 pods: desired 10 + surge 5
+		},
+		{
+			name: "rollout: ... and so do finishing ones, beside new runners",
+			view: PoolView{Desired: 4, TemplateHash: "new", MaxSurge: 2, Now: t0, SurgeCountsDraining: true,
+				Runners: append(finishing(runners("old", "old", 3, true)), runners("new", "new", 2, false)...)},
+			want: PoolPlan{Create: 1}, // 6 pods: desired 4 + surge 2
+		},
+		{
+			name: "rollout in a run from before SurgeCountsDraining: the surge ends with the last live old runner",
+			view: PoolView{Desired: 10, TemplateHash: "new", MaxSurge: 5, Now: t0,
+				Runners: draining(runners("old", "old", 10, true))},
+			want: PoolPlan{Create: 10},
 		},
 		{
 			name: "scale to zero during a rollout stops every idle runner",

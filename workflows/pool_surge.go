@@ -1,0 +1,28 @@
+package workflows
+
+import "go.temporal.io/sdk/workflow"
+
+// surgeDrainingVersion marks pools whose rollout surge counts old runners that
+// are only draining (PoolView.SurgeCountsDraining). Before it, the surge ended
+// as soon as every old runner had been asked to stop or was finishing, though
+// a busy one keeps its pod until its job ends.
+const surgeDrainingVersion = "surge-counts-draining"
+
+// surgeCountsDraining says whether this plan counts draining old runners
+// against the surge. It asks for the version only when the answer changes the
+// plan, every old runner draining, so pools that never roll that way record
+// no marker.
+func (p *poolRun) surgeCountsDraining(ctx workflow.Context) bool {
+	s := &p.state
+	draining := false
+	for _, r := range s.Runners {
+		if r.RegistrationOnly || r.TemplateHash == s.Spec.TemplateHash {
+			continue
+		}
+		if !r.Stopping && !r.Finishing {
+			return false // an old runner still live: the surge applies anyway
+		}
+		draining = true
+	}
+	return draining && workflow.GetVersion(ctx, surgeDrainingVersion, workflow.DefaultVersion, 1) >= 1
+}
