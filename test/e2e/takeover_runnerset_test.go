@@ -29,7 +29,6 @@ import (
 const (
 	arcSetName     = "arc-cache"
 	arcSetOrg      = "takeover-org"
-	arcSetClass    = "e2e-arc-cache"
 	arcSetHash     = "7c9f5d8b4"
 	arcSetRunners  = 6
 	arcSetMaxPods  = 8
@@ -48,14 +47,14 @@ func arcSetStatefulSet(i int) string { return fmt.Sprintf("%s-x%04d", arcSetName
 // environment. ARC's admission webhook would add RUNNER_NAME and RUNNER_TOKEN
 // to each pod as it is created; with no such webhook here they are in the
 // template, which is per runner anyway.
-func createARCStatefulSets(t *testing.T, ctx context.Context, w *simworld.World, ns string, owner metav1.OwnerReference, token string) {
+func createARCStatefulSets(t *testing.T, ctx context.Context, w *simworld.World, ns, class string, owner metav1.OwnerReference, token string) {
 	selector := map[string]string{"app": arcSetName, activities.LabelTemplateHash: arcSetHash, activities.LabelRunnerSet: arcSetName,
 		"actions-runner-controller/inject-registration-token": "true"}
 	podLabels := map[string]string{activities.LabelRunner: ""}
 	for k, v := range selector {
 		podLabels[k] = v
 	}
-	class, one := arcSetClass, int32(1)
+	one := int32(1)
 	for i := range arcSetRunners {
 		name := arcSetStatefulSet(i)
 		env := []corev1.EnvVar{
@@ -117,7 +116,16 @@ func arcSetLeft(ctx context.Context, w *simworld.World, ns string) []string {
 // nothing of ARC's but its claims, which are the RunnerSet's now and go with
 // it.
 func TestTakeOverALiveARCRunnerSetReusingItsClaims(t *testing.T) {
-	const ns = "takeover-runnerset"
+	takeOverRunnerSet(t, "takeover-runnerset", false)
+}
+
+// The same with the worker SIGKILLed just as it starts acting, in the middle
+// of adopting the runners and claims: the restarted worker finishes it.
+func TestTakeOverARunnerSetSurvivesAWorkerKilledMidway(t *testing.T) {
+	takeOverRunnerSet(t, "takeover-runnerset-killed", true)
+}
+
+func takeOverRunnerSet(t *testing.T, ns string, killWorker bool) {
 	arcNamespace := ns + "-arc-system"
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -132,12 +140,13 @@ func TestTakeOverALiveARCRunnerSetReusingItsClaims(t *testing.T) {
 		},
 		Env: []string{"ARCFLOW_ARC_CONTROLLER_LEASE=" + arcNamespace + "/actions-runner-controller"},
 	})
-	removeVolumes, err := simworld.OfferVolumes(ctx, w.Kube, arcSetClass, arcSetMaxPods)
+	class := "e2e-" + ns // the volumes offered are the test's own
+	removeVolumes, err := simworld.OfferVolumes(ctx, w.Kube, class, arcSetMaxPods)
 	t.Cleanup(func() { _ = removeVolumes() })
 	require.NoError(t, err)
 
 	// ARC's state: the RunnerSet, its StatefulSets' runners registered, three busy.
-	rsYAML, _, _ := strings.Cut(simworld.CachedRunnerSet(arcSetName, arcSetOrg, arcSetClass, arcSetMaxPods), "---\n")
+	rsYAML, _, _ := strings.Cut(simworld.CachedRunnerSet(arcSetName, arcSetOrg, class, arcSetMaxPods), "---\n")
 	require.NoError(t, w.Apply(ctx, rsYAML))
 	dyn, err := dynamic.NewForConfig(stack.RESTConfig)
 	require.NoError(t, err)
@@ -145,7 +154,7 @@ func TestTakeOverALiveARCRunnerSetReusingItsClaims(t *testing.T) {
 	require.NoError(t, err)
 	owner := metav1.OwnerReference{APIVersion: v1alpha1.GroupVersion.String(), Kind: v1alpha1.KindRunnerSet, Name: arcSetName, UID: rs.GetUID(),
 		Controller: ptrTrue(), BlockOwnerDeletion: ptrTrue()}
-	createARCStatefulSets(t, ctx, w, ns, owner, registrationToken(t, w.GitHub, "orgs/"+arcSetOrg))
+	createARCStatefulSets(t, ctx, w, ns, class, owner, registrationToken(t, w.GitHub, "orgs/"+arcSetOrg))
 	arcRunner := func(i int) string { return arcSetStatefulSet(i) + "-0" }
 	require.Eventually(t, func() bool {
 		n := 0
@@ -196,6 +205,9 @@ func TestTakeOverALiveARCRunnerSetReusingItsClaims(t *testing.T) {
 		return acceptedField(ctx, ns, "runnerset", arcSetName, "status") == "True"
 	}, arcLeaseSeconds*time.Second+30*time.Second, 200*time.Millisecond, "arcflow acts within 30 s of the Lease's expiry")
 	acting := time.Now()
+	if killWorker {
+		require.NoError(t, w.Worker.Restart(), "SIGKILL the worker mid-adoption and start it again")
+	}
 	require.Eventually(t, func() bool {
 		sets, err := w.Kube.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{LabelSelector: "!" + activities.LabelPool})
 		return err == nil && len(sets.Items) == 3
@@ -234,7 +246,7 @@ func TestTakeOverALiveARCRunnerSetReusingItsClaims(t *testing.T) {
 		list, err := w.Kube.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{})
 		return err == nil && len(list.Items) == 0
 	}, 30*time.Second, 200*time.Millisecond, "ARC's claims go with the RunnerSet, as its own slots do")
-	t.Logf("RunnerSet takeover: Lease expired %v after its last renewal; arcflow accepted the RunnerSet %v after the expiry; live runner pods at peak %d; %d pods created by arcflow for 4 new jobs; %d of ARC's %d claims mounted again by arcflow's runners, %d claims at the end; jobs interrupted %d",
-		arcLeaseSeconds*time.Second, acting.Sub(expiry).Round(100*time.Millisecond), livePeak, len(w.Runners.PodTimes())-arcSetRunners,
+	t.Logf("RunnerSet takeover (worker killed midway: %v): Lease expired %v after its last renewal; arcflow accepted the RunnerSet %v after the expiry; live runner pods at peak %d; %d pods created by arcflow for 4 new jobs; %d of ARC's %d claims mounted again by arcflow's runners, %d claims at the end; jobs interrupted %d",
+		killWorker, arcLeaseSeconds*time.Second, acting.Sub(expiry).Round(100*time.Millisecond), livePeak, len(w.Runners.PodTimes())-arcSetRunners,
 		reused, len(arcClaims), len(claims.Items), w.Runners.Interrupted())
 }
