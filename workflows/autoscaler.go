@@ -66,6 +66,8 @@ type autoscalerRun struct {
 	readyTimes                            workflow.ReceiveChannel
 	// warmOn: this decision keeps an auto buffer (withWarm).
 	warmOn bool
+	// woke: a signal or the timer asks for a decision (wait).
+	woke bool
 }
 
 // decide applies what is due, sends the result, and returns when to wake next.
@@ -269,11 +271,15 @@ func (a *autoscalerRun) wait(ctx workflow.Context, wake time.Time) {
 	sel := workflow.NewSelector(wctx)
 	a.listen(ctx, sel)
 	if !wake.IsZero() {
-		sel.AddFuture(workflow.NewTimer(wctx, max(wake.Sub(workflow.Now(ctx)), time.Millisecond)), func(workflow.Future) {})
+		sel.AddFuture(workflow.NewTimer(wctx, max(wake.Sub(workflow.Now(ctx)), time.Millisecond)), func(workflow.Future) { a.woke = true })
 	}
-	sel.Select(wctx)
-	for sel.HasPending() {
+	// Job starts alone change nothing to decide (quietStart): the wait goes
+	// on, on the same timer, instead of a decision and a new timer per start.
+	for a.woke = false; !a.woke; {
 		sel.Select(wctx)
+		for sel.HasPending() {
+			sel.Select(wctx)
+		}
 	}
 }
 

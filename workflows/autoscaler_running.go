@@ -48,3 +48,28 @@ func (a *autoscalerRun) runningForPool(ctx workflow.Context, req *ScaleRequest) 
 	req.Running = append([]string(nil), s.Running...)
 	req.StartsDelivered = true
 }
+
+// quietStartsVersion marks autoscalers that take a job's start without a
+// decision (quietStart).
+const quietStartsVersion = "quiet-starts"
+
+// quietStart takes a job's start that needs no decision: its runner's name
+// only waits for the next scale request, so the autoscaler goes on waiting on
+// the timer it has, where a decision would cost a new timer per start. A
+// start while a batch window collects events, or of a job passed on to
+// another autoscaler (forwarded there), goes the usual way; so do all starts
+// of runs from before quietStartsVersion.
+func (a *autoscalerRun) quietStart(ctx workflow.Context, ev contract.JobEvent) bool {
+	s := &a.state
+	if ev.Action != "in_progress" || len(s.Pending) > 0 {
+		return false
+	}
+	if _, spilled := s.Spilled[ev.JobID]; spilled {
+		return false
+	}
+	if workflow.GetVersion(ctx, quietStartsVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return false
+	}
+	a.noteRunning(ev)
+	return true
+}

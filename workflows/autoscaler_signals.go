@@ -11,27 +11,36 @@ func (a *autoscalerRun) listen(ctx workflow.Context, sel workflow.Selector) {
 	sel.AddReceive(a.jobs, func(c workflow.ReceiveChannel, _ bool) {
 		var ev contract.JobEvent
 		c.Receive(ctx, &ev)
-		a.onJob(ctx, ev)
+		if !a.quietStart(ctx, ev) {
+			a.woke = true
+			a.onJob(ctx, ev)
+		}
 	})
 	sel.AddReceive(a.batches, func(c workflow.ReceiveChannel, _ bool) {
 		var batch []contract.JobEvent
 		c.Receive(ctx, &batch)
 		for _, ev := range batch {
-			a.onJob(ctx, ev)
+			if !a.quietStart(ctx, ev) {
+				a.woke = true
+				a.onJob(ctx, ev)
+			}
 		}
 	})
 	sel.AddReceive(a.specs, func(c workflow.ReceiveChannel, _ bool) {
 		var spec contract.AutoscalerSpec
 		c.Receive(ctx, &spec)
+		a.woke = true
 		a.onSpec(spec)
 	})
 	sel.AddReceive(a.forces, func(c workflow.ReceiveChannel, _ bool) {
 		var f ForceScale
 		c.Receive(ctx, &f)
+		a.woke = true
 		a.onForce(ctx, f)
 	})
 	sel.AddReceive(a.deletes, func(c workflow.ReceiveChannel, _ bool) {
 		c.Receive(ctx, nil)
+		a.woke = true
 		a.state.Deleting = true
 	})
 	a.listenWarm(ctx, sel)

@@ -131,6 +131,7 @@ func (a *autoscalerRun) listenWarm(ctx workflow.Context, sel workflow.Selector) 
 	sel.AddReceive(a.readyTimes, func(c workflow.ReceiveChannel, _ bool) {
 		var r ReadyTimeReport
 		c.Receive(ctx, &r)
+		a.woke = true
 		a.onReadyTime(r)
 	})
 }
