@@ -41,6 +41,10 @@ type Runners struct {
 	RegisterDelay time.Duration
 	// JobDuration says how long a job runs (default 5 s for every job).
 	JobDuration func(fake.JobInfo) time.Duration
+	// ExitDelay is how long an ephemeral runner takes to exit after its job
+	// completed (default 0): a real one cleans up and reports first, so its
+	// pod outlives the job's completed delivery by a few seconds.
+	ExitDelay time.Duration
 	// Seed makes the dispatcher's choices repeatable.
 	Seed uint64
 	// ManualJobs leaves job assignment to the caller (fake.Server.StartJob), for
@@ -165,9 +169,22 @@ func (r *Runners) finish(ctx context.Context, job fake.JobInfo) {
 	pod := r.pods[job.RunnerName]
 	r.mu.Unlock()
 	if pod != nil && pod.Ephemeral {
-		if err := exitRunner(ctx, r.Kube, pod.Namespace, pod.Name); err != nil {
-			r.Log.Warn("simulated runner could not exit", "runner", job.RunnerName, "error", err)
+		exit := func() {
+			if ctx.Err() != nil {
+				return
+			}
+			if err := exitRunner(ctx, r.Kube, pod.Namespace, pod.Name); err != nil {
+				r.Log.Warn("simulated runner could not exit", "runner", job.RunnerName, "error", err)
+			}
+			r.poke()
 		}
+		if r.ExitDelay > 0 {
+			time.AfterFunc(r.ExitDelay, exit)
+			r.poke()
+			return
+		}
+		exit()
+		return
 	}
 	r.poke()
 }
