@@ -37,6 +37,12 @@ func (p *poolRun) markRunning(ctx workflow.Context, scale ScaleRequest) {
 		if r.Stopping || r.RegistrationOnly {
 			continue
 		}
+		if slices.Contains(scale.Finished, r.Name) {
+			r.Busy = false
+		}
+		// Named in both: a static runner that took its next job, or a start
+		// delivered after its completion; busy errs on the safe side (an
+		// ephemeral one is finishing anyway).
 		if slices.Contains(scale.Running, r.Name) {
 			r.Busy = true
 			if !r.Registered {
@@ -45,9 +51,6 @@ func (p *poolRun) markRunning(ctx workflow.Context, scale ScaleRequest) {
 				r.Registered = true
 				s.TimeoutStreak, s.CreateNotBefore, s.LastFailure = 0, time.Time{}, ""
 			}
-		}
-		if slices.Contains(scale.Finished, r.Name) {
-			r.Busy = false
 		}
 	}
 }

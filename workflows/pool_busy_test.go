@@ -50,6 +50,22 @@ func TestAPoolTellsBusyRunnersFromDeliveries(t *testing.T) {
 		require.Equal(t, 1, pt.busyCalls, "every runner to stop looked busy: GitHub's list decides")
 		require.Equal(t, []string{r0, r1, r2}, pt.stopped, "GitHub lists it idle")
 	})
+	pt.at(8*time.Second, func() {
+		pt.done(r2, EndStopped)
+		scale(1, nil, nil)
+	})
+	pt.at(8*time.Second+500*time.Millisecond, func() { scale(2, nil, nil) }) // r4 is newer than r3
+	pt.at(9*time.Second, func() {
+		require.Len(t, pt.created, 5)
+		r3, r4 := pt.created[3].name, pt.created[4].name
+		// r4 ends a job and takes the next in one request: busy.
+		scale(2, []string{r3, r4}, []string{r3, r4})
+		scale(1, nil, []string{r3})
+	})
+	pt.at(10*time.Second, func() {
+		require.Equal(t, pt.created[3].name, pt.stopped[len(pt.stopped)-1], "the runner that took its next job stays, though newer")
+		require.Equal(t, 1, pt.busyCalls)
+	})
 	pt.deleteAndDrain(time.Minute)
 	pt.run(spec(0, "h1", false))
 }
