@@ -152,7 +152,7 @@ func (g *GitHub) percentageBusy(ctx context.Context, in MetricsInput, m v1alpha1
 	if err != nil {
 		return 0, err
 	}
-	runners, err := registry.SharedRunners(ctx, in.Scope)
+	runners, err := registry.SharedRunners(github.WithPurpose(ctx, "metrics"), in.Scope)
 	if err != nil {
 		return 0, githubError(err)
 	}

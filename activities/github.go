@@ -56,13 +56,14 @@ func (g *GitHub) FindRunner(ctx context.Context, in FindRunnerInput) (FindRunner
 	if err != nil {
 		return FindRunnerOutput{}, err
 	}
-	find := registry.FindRunner
+	find, purpose := registry.FindRunner, "registration"
 	switch {
 	case in.Fresh:
-		find = registry.FindRunnerFresh
+		find, purpose = registry.FindRunnerFresh, "fresh"
 	case in.Patient:
-		find = registry.FindRunnerPatient
+		find, purpose = registry.FindRunnerPatient, "patient-registration"
 	}
+	ctx = github.WithPurpose(ctx, purpose)
 	r, found, err := find(ctx, in.Scope, in.Name)
 	if err != nil {
 		return FindRunnerOutput{}, githubError(fmt.Errorf("find runner %s: %w", in.Name, err))
@@ -115,7 +116,7 @@ func (g *GitHub) RunnerBusy(ctx context.Context, in RunnerBusyInput) (map[string
 	if err != nil {
 		return nil, err
 	}
-	runners, err := registry.SharedRunners(ctx, in.Scope)
+	runners, err := registry.SharedRunners(github.WithPurpose(ctx, "busy"), in.Scope)
 	if err != nil {
 		return nil, githubError(fmt.Errorf("list runners of %s: %w", in.Scope, err))
 	}

@@ -14,6 +14,9 @@ type Metrics struct {
 	// Deferred counts calls put off because it ran out.
 	BudgetRemaining *prometheus.GaugeVec
 	Deferred        *prometheus.CounterVec
+	// RunnerListReads counts reads of a scope's runner list that called
+	// GitHub, by what waited on them (WithPurpose).
+	RunnerListReads *prometheus.CounterVec
 }
 
 // NewMetrics creates the collectors and registers them with reg (nil: not registered).
@@ -36,9 +39,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "arcflow_github_deferred_calls_total",
 			Help: "GitHub calls arcflow put off while its call budget was spent, by call.",
 		}, []string{"credential", "call"}),
+		RunnerListReads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "arcflow_github_runner_list_reads_total",
+			Help: "Reads of a scope's runner list that called GitHub (one call per page), by what waited on them: registration, patient-registration, fresh, busy, metrics.",
+		}, []string{"credential", "purpose"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.RateLimit, m.RateLimitRemaining, m.Calls, m.BudgetRemaining, m.Deferred)
+		reg.MustRegister(m.RateLimit, m.RateLimitRemaining, m.Calls, m.BudgetRemaining, m.Deferred, m.RunnerListReads)
 	}
 	return m
 }

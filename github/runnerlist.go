@@ -57,6 +57,7 @@ func (c *Client) Runners(ctx context.Context, scope Scope, maxAge time.Duration)
 		if err != nil {
 			return nil, err
 		}
+		c.noteListRead(ctx)
 		c.lists.mu.Lock()
 		c.lists.byScope[key] = runnerList{runners: runners, at: c.now()}
 		c.lists.mu.Unlock()
@@ -89,6 +90,7 @@ func (c *Client) FindRunnerFresh(ctx context.Context, scope Scope, name string) 
 	if err != nil {
 		return Runner{}, false, err
 	}
+	c.noteListRead(ctx)
 	c.lists.mu.Lock()
 	c.lists.byScope[scope.String()] = runnerList{runners: runners, at: c.now()}
 	c.lists.mu.Unlock()
@@ -134,4 +136,8 @@ func named(runners []Runner, name string) (Runner, bool) {
 		}
 	}
 	return Runner{}, false
+}
+
+func (c *Client) noteListRead(ctx context.Context) {
+	c.metrics.RunnerListReads.WithLabelValues(c.config.CredentialName(), purposeOf(ctx)).Inc()
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
 	"github.com/arcflow/arcflow/github"
@@ -112,8 +113,8 @@ func TestFindRunnerFreshSeesARegistrationTheSharedListMisses(t *testing.T) {
 // the scope's list once a minute.
 func TestFindRunnerPatientAcceptsAnOlderList(t *testing.T) {
 	clk := newClock()
-	srv, c, _ := setup(t, clk)
-	ctx := context.Background()
+	srv, c, metrics := setup(t, clk)
+	ctx := github.WithPurpose(context.Background(), "patient-registration")
 	_, _, err := c.FindRunnerPatient(ctx, repo, "late")
 	require.NoError(t, err)
 	register(t, srv, c, repo, "late", false)
@@ -128,4 +129,6 @@ func TestFindRunnerPatientAcceptsAnOlderList(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, found, "read again once the list is older than the factor")
 	require.Equal(t, 2, listCalls(srv.CallCounts()))
+	require.Equal(t, 2.0, testutil.ToFloat64(metrics.RunnerListReads.WithLabelValues("pat", "patient-registration")),
+		"each read that called GitHub counted under its purpose")
 }

@@ -13,6 +13,22 @@ func withEndpoint(ctx context.Context, endpoint string) context.Context {
 	return context.WithValue(ctx, endpointKey{}, endpoint)
 }
 
+type purposeKey struct{}
+
+// WithPurpose says what a read of a scope's runner list is for, for
+// arcflow_github_runner_list_reads_total: the read that calls GitHub is
+// counted under the purpose of the caller that made it.
+func WithPurpose(ctx context.Context, purpose string) context.Context {
+	return context.WithValue(ctx, purposeKey{}, purpose)
+}
+
+func purposeOf(ctx context.Context) string {
+	if p, ok := ctx.Value(purposeKey{}).(string); ok {
+		return p
+	}
+	return "other"
+}
+
 func endpointOf(ctx context.Context) string {
 	if e, ok := ctx.Value(endpointKey{}).(string); ok {
 		return e

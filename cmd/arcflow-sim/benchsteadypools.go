@@ -45,6 +45,10 @@ func benchSteadyPools(ctx context.Context, s *session, jobs int, rate float64, r
 		return "", err
 	}
 	w.GitHub.ResetCalls()
+	readsBefore, err := simworld.RunnerListReads(ctx, w.WorkerMetricsURL)
+	if err != nil {
+		return "", err
+	}
 	started := time.Now()
 	if err := load.Queue(ctx, w.Queue); err != nil {
 		return "", err
@@ -62,6 +66,10 @@ func benchSteadyPools(ctx context.Context, s *session, jobs int, rate float64, r
 	}
 	end := time.Now()
 	calls := w.GitHub.Calls()
+	reads, err := simworld.RunnerListReads(ctx, w.WorkerMetricsURL)
+	if err != nil {
+		return "", err
+	}
 	out, err := simworld.MeasureSteady(ctx, s.temporal, w, load, end)
 	if err != nil {
 		return "", err
@@ -99,6 +107,17 @@ func benchSteadyPools(ctx context.Context, s *session, jobs int, rate float64, r
 	})
 	for _, k := range keys {
 		fmt.Fprintf(&b, "| %s | %d | %d | %.3f |\n", k.endpoint, k.status, byEndpoint[k], perJob(byEndpoint[k]))
+	}
+	b.WriteString("\nReads of the scope's runner list that called GitHub, by what waited on them (the worker's arcflow_github_runner_list_reads_total; one call per page):\n\n| purpose | reads | per job |\n|---|---|---|\n")
+	purposes := make([]string, 0, len(reads))
+	for p := range reads {
+		purposes = append(purposes, p)
+	}
+	sort.Strings(purposes)
+	for _, p := range purposes {
+		if n := reads[p] - readsBefore[p]; n > 0 {
+			fmt.Fprintf(&b, "| %s | %.0f | %.3f |\n", p, n, n/float64(max(jobs, 1)))
+		}
 	}
 	b.WriteString("\nARC's figures are from issue 27 and DESIGN.md (the same load shape, 447 jobs at 0.5-2 jobs/s); the before column is this phase run on commit cc08caa.\n")
 	return b.String(), nil

@@ -101,6 +101,21 @@ func KubernetesWrites(ctx context.Context, metricsURL string) (map[string]float6
 	return out, nil
 }
 
+// RunnerListReads reads a worker's /metrics: its reads of a scope's runner
+// list that called GitHub, by what waited on them
+// (arcflow_github_runner_list_reads_total).
+func RunnerListReads(ctx context.Context, metricsURL string) (map[string]float64, error) {
+	families, err := scrape(ctx, metricsURL)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for _, m := range families["arcflow_github_runner_list_reads_total"].GetMetric() {
+		out[labelsOf(m)["purpose"]] += m.GetCounter().GetValue()
+	}
+	return out, nil
+}
+
 // WebhookSignals counts what a webhook server sent to Temporal: its autoscaler
 // signals, and the workflow_job deliveries answered after a signal: 2xx, or 503
 // when the signal failed.
