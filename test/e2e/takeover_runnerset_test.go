@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -85,6 +86,27 @@ func createARCStatefulSets(t *testing.T, ctx context.Context, w *simworld.World,
 	}
 }
 
+// createARCLeftClaims creates the claims of two StatefulSets ARC already
+// deleted (their runners done), as the StatefulSet controller made them and
+// ARC labelled them: one of the RunnerSet's template, written to by its
+// runner, and one of an older template (2Gi). It returns their names.
+func createARCLeftClaims(t *testing.T, ctx context.Context, w *simworld.World, ns, class string) (matching, older string) {
+	for i, size := range map[int]string{98: "2Gi", 99: "1Gi"} {
+		sts := arcSetStatefulSet(i)
+		claim := &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: "cache-" + sts + "-0", Labels: map[string]string{"app": arcSetName,
+				activities.LabelTemplateHash: arcSetHash, activities.LabelRunnerSet: arcSetName,
+				"actions-runner-controller/inject-registration-token": "true", activities.ARCRunnerStatefulSetLabel: sts},
+				Annotations: map[string]string{sim.UsedVolumeAnnotation: sts + "-0"}},
+			Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: &class, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)}}},
+		}
+		_, err := w.Kube.CoreV1().PersistentVolumeClaims(ns).Create(ctx, claim, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+	return "cache-" + arcSetStatefulSet(99) + "-0", "cache-" + arcSetStatefulSet(98) + "-0"
+}
+
 // arcSetLeft lists what of ARC's RunnerSet is left: its StatefulSets, pods
 // with ARC's finalizers, and its runners in GitHub.
 func arcSetLeft(ctx context.Context, w *simworld.World, ns string) []string {
@@ -108,13 +130,15 @@ func arcSetLeft(ctx context.Context, w *simworld.World, ns string) []string {
 }
 
 // arcflow takes over a live ARC RunnerSet: six per-runner StatefulSets of
-// ARC's with a cache claim each, three running jobs, and ARC's three capacity
-// reservations. Within 30 s of the Lease's expiry it adopts the six, removes
-// the three idle ones (from GitHub first) and their StatefulSets, lets the
-// busy ones finish, runs four new jobs, three of them on the claims ARC's idle
-// runners left, never has more than maxReplicas runner pods, and leaves
-// nothing of ARC's but its claims, which are the RunnerSet's now and go with
-// it.
+// ARC's with a cache claim each, three running jobs, the claims of two
+// StatefulSets ARC already deleted (one of an older template), and ARC's
+// three capacity reservations. Within 30 s of the Lease's expiry it adopts
+// the six, removes the three idle ones (from GitHub first) and their
+// StatefulSets, deletes the claim of the older template, lets the busy ones
+// finish, and runs four new jobs on the claims ARC's idle runners and its
+// deleted StatefulSet left, making no claim; it never has more than
+// maxReplicas runner pods and leaves nothing of ARC's but its claims, which
+// are the RunnerSet's now and go with it.
 func TestTakeOverALiveARCRunnerSetReusingItsClaims(t *testing.T) {
 	takeOverRunnerSet(t, "takeover-runnerset", false)
 }
@@ -176,6 +200,10 @@ func takeOverRunnerSet(t *testing.T, ns string, killWorker bool) {
 		require.NoError(t, err)
 		arcClaims[claim.Name] = claim.UID
 	}
+	leftClaim, olderClaim := createARCLeftClaims(t, ctx, w, ns, class)
+	claim, err := w.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, leftClaim, metav1.GetOptions{})
+	require.NoError(t, err)
+	arcClaims[leftClaim] = claim.UID
 	reservedAt := time.Now()
 	for i := range 3 {
 		w.Queue(arcSetOrg+"/app", fmt.Sprintf("arc-%d", i), []string{"self-hosted", "linux", arcSetJobLabel})
@@ -210,8 +238,13 @@ func takeOverRunnerSet(t *testing.T, ns string, killWorker bool) {
 	}
 	require.Eventually(t, func() bool {
 		sets, err := w.Kube.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{LabelSelector: "!" + activities.LabelPool})
-		return err == nil && len(sets.Items) == 3
-	}, 60*time.Second, 200*time.Millisecond, "ARC's idle runners are removed, with their StatefulSets")
+		free, _ := stack.Kubectl(ctx, "get", "-n", ns, "runnerset", arcSetName, "-o", "jsonpath={.status.volumesFree}")
+		return err == nil && len(sets.Items) == 3 && free == "4"
+	}, 60*time.Second, 200*time.Millisecond, "ARC's idle runners are removed, with their StatefulSets, and their claims are free slots beside the one ARC left free")
+	require.Eventually(t, func() bool {
+		_, err := w.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, olderClaim, metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	}, 30*time.Second, 200*time.Millisecond, "the claim of an older template is deleted")
 	for _, r := range w.GitHub.Runners() {
 		require.False(t, strings.HasPrefix(r.Name, arcSetName+"-x") && !r.Busy, "idle runner %s left in GitHub", r.Name)
 	}
@@ -233,10 +266,10 @@ func takeOverRunnerSet(t *testing.T, ns string, killWorker bool) {
 			reused++
 		}
 	}
-	require.GreaterOrEqual(t, reused, 3, "arcflow's runners mounted the claims ARC's idle runners left")
+	require.Equal(t, 4, reused, "arcflow's four runners mounted the claims ARC's idle runners and its deleted StatefulSet left")
 	claims, err := w.Kube.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
-	require.LessOrEqual(t, len(claims.Items), arcSetMaxPods, "no more claims than maxReplicas")
+	require.Len(t, claims.Items, len(arcClaims), "no claim made: ARC's sufficed")
 	require.Empty(t, w.Runners.Violations(), "no job interrupted")
 	require.LessOrEqual(t, livePeak, arcSetMaxPods, "live runner pods never above maxReplicas")
 
