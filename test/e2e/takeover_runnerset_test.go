@@ -218,6 +218,9 @@ func takeOverRunnerSet(t *testing.T, ns string, killWorker bool) {
 		return n
 	}
 	require.Eventually(t, func() bool { return busyARC() == 3 }, 30*time.Second, 100*time.Millisecond, "three of ARC's runners run jobs")
+	// As in the RunnerDeployment takeover: these queued deliveries were ARC's,
+	// answered before any HRA matches, so none reserves its job a second time.
+	require.NoError(t, w.Sender.Flush(ctx), "the queued deliveries answered before the HRA exists")
 	require.NoError(t, w.Apply(ctx, arcHRA(arcSetName, v1alpha1.KindRunnerSet, reservedAt)))
 
 	// While ARC's controller holds its Lease, arcflow acts on nothing.
