@@ -3,6 +3,8 @@ package replaytest
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/arcflow/arcflow/workflows"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
@@ -56,6 +58,48 @@ func TestRecordRunningHistories(t *testing.T) {
 		}
 		a.r.signal(a.hra, contract.SignalJob, contract.JobEvent{DeliveryID: "c1", JobID: 1, Action: "completed", RunnerName: first, Repository: scope.Repository})
 		a.job("c2", 2, "completed")
+		a.sent(0, 0)
+		a.finish()
+	})
+	// Starts alone need no decision (quiet-starts): the autoscaler keeps
+	// waiting on the timer it has, then passes the names with its next
+	// request.
+	t.Run("autoscaler-quiet-starts", func(t *testing.T) {
+		spec := autoscalerSpec("autoscaler-quiet-starts")
+		a := newRecorder(t, plain, "autoscaler-quiet-starts").startAutoscaled(spec)
+		a.job("q1", 1, "queued")
+		a.job("q2", 2, "queued")
+		a.sent(2, 2)
+		timers := func() int {
+			n := 0
+			for _, ev := range a.r.history(a.hra, a.hraRun) {
+				if ev.GetTimerStartedEventAttributes() != nil {
+					n++
+				}
+			}
+			return n
+		}
+		// Once the decision's activities are done, the wait's timer is the
+		// last event: the autoscaler waits.
+		a.r.poll("the autoscaler waiting on its timer", func() (bool, string) {
+			events := a.r.history(a.hra, a.hraRun)
+			last := events[len(events)-1]
+			return last.GetTimerStartedEventAttributes() != nil, last.GetEventType().String()
+		})
+		before := timers()
+		for i, runner := range []string{"runner-a", "runner-b"} {
+			a.r.signal(a.hra, contract.SignalJob, contract.JobEvent{DeliveryID: "s" + runner, JobID: int64(i + 1), Action: "in_progress",
+				RunnerName: runner, Repository: scope.Repository})
+		}
+		waitState(a.r, a.hra, "both starts taken", func(s workflows.AutoscalerState) bool { return len(s.Running) == 2 })
+		require.Equal(t, before, timers(), "no decision, no new timer for a start")
+		a.job("q3", 3, "queued")
+		s := a.sent(3, 3)
+		require.Empty(t, s.Running, "passed with the request")
+		require.True(t, s.Sent.StartsDelivered)
+		for i := 1; i <= 3; i++ {
+			a.job("c"+string(rune('0'+i)), int64(i), "completed")
+		}
 		a.sent(0, 0)
 		a.finish()
 	})
