@@ -16,6 +16,7 @@ import (
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/internal/simworld"
 	"github.com/arcflow/arcflow/test/fullpath"
+	"github.com/arcflow/arcflow/workflows"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -29,7 +30,7 @@ var rollingUpdateManifest = strings.NewReplacer("maxReplicas: 4", "maxReplicas: 
 // A template change while every runner of a webhook-scaled pool runs a job
 // rolls the pool within its surge (issue 25): desired 10, so at most 15 runner
 // pods at once. The old jobs complete as ten new jobs queue, and the old
-// runners take 3 s to exit, as real ones do; before surge-counts-draining the
+// runners take 4 s to exit, as real ones do; before surge-counts-draining the
 // pool counted the surge only while an old runner was not yet finishing, and
 // created five more new runners beside the ten exiting ones.
 func TestARollingUpdateOfBusyRunnersStaysWithinItsSurge(t *testing.T) {
@@ -38,7 +39,7 @@ func TestARollingUpdateOfBusyRunnersStaysWithinItsSurge(t *testing.T) {
 	defer cancel()
 	w := startSimWorld(t, ctx, simworld.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond,
-		JobDuration: 15 * time.Second, ExitDelay: 3 * time.Second, Seed: 1,
+		JobDuration: 15 * time.Second, ExitDelay: 4 * time.Second, Seed: 1,
 	})
 	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
@@ -78,9 +79,17 @@ func TestARollingUpdateOfBusyRunnersStaysWithinItsSurge(t *testing.T) {
 		"-p", `{"spec":{"template":{"spec":{"env":[{"name":"ROLLOUT","value":"2"}]}}}}`)
 	require.NoError(t, err, out)
 
-	// The first wave completes; its runners exit 3 s later. The second wave
-	// queues in between.
+	// The first wave completes; its runners exit 4 s later. The second wave
+	// queues in between, once the autoscaler has released the first wave's
+	// reservations: a queued delivery applied before a completion would raise
+	// the desired count, and the surge with it.
 	require.Eventually(t, func() bool { return count("completed") == jobs }, 60*time.Second, 20*time.Millisecond, "the first wave completes")
+	hra := contract.AutoscalerWorkflowID(ns, "app")
+	require.Eventually(t, func() bool {
+		var state workflows.AutoscalerState
+		value, err := tc.QueryWorkflow(ctx, hra, "", contract.QueryState)
+		return err == nil && value.Get(&state) == nil && len(state.Reservations.Active) == 0
+	}, 3*time.Second, 20*time.Millisecond, "the autoscaler released the first wave")
 	queue("second")
 	require.Eventually(t, func() bool { return count("completed") == 2*jobs }, 90*time.Second, 100*time.Millisecond, "the second wave completes")
 	highest := peak()
