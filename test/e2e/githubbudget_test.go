@@ -24,12 +24,14 @@ func deferredCalls(page string) float64 {
 	return sum
 }
 
-// With GitHub allowing 30 calls a 40 s window, arcflow plans within half of
+// With GitHub allowing 8 calls a 40 s window, arcflow plans within half of
 // them: past that it puts off its reconciles and runner-list refreshes until
 // the window resets, while scaling goes on: every job runs, no call is refused
 // for the limit (the other half stays free for the organization's other
 // tools, and for registration), and the deferred reconciles run again after
-// the reset.
+// the reset. The HRA's GitHubBudget condition says so, and clears. (Since
+// busy state and registrations come from deliveries this load makes about 8
+// calls a window; it spent 30 before.)
 func TestScalingGoesOnWithinASmallRateLimit(t *testing.T) {
 	const ns = "github-budget"
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -56,7 +58,7 @@ spec:
 		return out == "0"
 	}, 60*time.Second, 200*time.Millisecond, "the autoscaler runs")
 	const window = 40 * time.Second
-	w.GitHub.EnforceRateLimit(30, window)
+	w.GitHub.EnforceRateLimit(8, window)
 	started := time.Now()
 
 	const jobs = 20
@@ -85,6 +87,15 @@ spec:
 	require.Eventually(t, func() bool { return deferredCalls(readAllMetrics(t, w.WorkerMetricsURL)) > 0 }, window, 500*time.Millisecond,
 		"arcflow put calls off once its share was spent")
 	deferredAt := time.Now()
+	budgetReason := func() string {
+		out, _ := stack.Kubectl(ctx, "get", "-n", ns, "hra", "budget", "-o", `jsonpath={.status.conditions[?(@.type=="GitHubBudget")].reason}`)
+		return out
+	}
+	require.Eventually(t, func() bool { return budgetReason() == "Throttled" }, window, 500*time.Millisecond,
+		"the HRA says that arcflow throttles itself")
+	events, err := stack.Kubectl(ctx, "get", "events", "-n", ns, "--field-selector", "reason=GitHubBudgetThrottled", "-o", "name")
+	require.NoError(t, err)
+	require.NotEmpty(t, events, "with a Warning event")
 	for _, c := range w.GitHub.Calls() {
 		require.NotEqual(t, 403, c.Status, "no call refused for the rate limit: %s %s at %v", c.Method, c.Path, c.At.Sub(started))
 	}
@@ -100,7 +111,9 @@ spec:
 	}
 	require.Eventually(t, func() bool { return runLists(deferredAt) > 0 }, 2*window, 500*time.Millisecond,
 		"the deferred reconcile runs after the window's reset")
+	require.Eventually(t, func() bool { return budgetReason() == "WithinBudget" }, 2*window, 500*time.Millisecond,
+		"the condition clears once the window reset")
 	calls := len(w.GitHub.Calls())
-	t.Logf("%d jobs ran within 30 calls per %v: %d GitHub calls in %v, %.0f deferred, none refused",
+	t.Logf("%d jobs ran within 8 calls per %v: %d GitHub calls in %v, %.0f deferred, none refused",
 		jobs, window, calls, time.Since(started).Round(time.Second), deferredCalls(readAllMetrics(t, w.WorkerMetricsURL)))
 }
