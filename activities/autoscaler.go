@@ -86,7 +86,7 @@ func (g *GitHub) ListQueuedJobs(ctx context.Context, in QueuedJobsInput) (Queued
 		return out, err
 	}
 	if in.ByRun {
-		return reconcileByRun(ctx, lister, in)
+		return reconcileByRun(ctx, lister, in, &g.knownRuns)
 	}
 	for _, repo := range in.Repositories {
 		jobs, err := lister.ListOpenJobs(ctx, repo)

@@ -28,6 +28,10 @@ type GitHub struct {
 	Registry    RunnerRegistry
 	Jobs        JobLister
 	Credentials CredentialSets
+
+	// knownRuns are the runs the process's autoscalers knew at their last
+	// reconcile (knownruns.go).
+	knownRuns knownRuns
 }
 
 // FindRunnerInput names a runner in a scope.

@@ -20,18 +20,19 @@ const RunQuiet = time.Minute
 // reconcileByRun is the missed-webhook reconcile at a cost that does not grow
 // with the queue: the open runs of each repository (two calls, shared by every
 // autoscaler of the repository through the HTTP cache), and the jobs only of
-// queued runs that no webhook told the autoscaler about, once queued longer
-// than in.Quiet. A run it knows is not asked about: its reservations end with
+// queued runs that no webhook told the autoscaler or another of the process
+// about (knownRuns), once queued longer than in.Quiet. A run it knows is not asked about: its reservations end with
 // its completions, or with the run (OpenRuns no longer lists it). Past the call
 // budget nothing is asked.
-func reconcileByRun(ctx context.Context, lister JobLister, in QueuedJobsInput) (QueuedJobsOutput, error) {
+func reconcileByRun(ctx context.Context, lister JobLister, in QueuedJobsInput, others *knownRuns) (QueuedJobsOutput, error) {
 	var out QueuedJobsOutput
 	known := map[int64]bool{}
 	for _, id := range in.KnownRuns {
 		known[id] = true
 	}
-	young := 0
+	young, theirs := 0, 0
 	now := time.Now()
+	others.note(in.Repositories, in.KnownRuns, now)
 	for _, repo := range in.Repositories {
 		queued, inProgress, err := lister.OpenRuns(ctx, repo)
 		if errors.Is(err, github.ErrDeferred) {
@@ -54,6 +55,9 @@ func reconcileByRun(ctx context.Context, lister JobLister, in QueuedJobsInput) (
 			case now.Sub(r.CreatedAt) < in.Quiet:
 				young++
 				continue
+			case others.knows(repo, run, now):
+				theirs++ // another autoscaler's, told by the webhook
+				continue
 			}
 			jobs, err := lister.RunJobs(ctx, repo, run)
 			if err != nil {
@@ -68,6 +72,6 @@ func reconcileByRun(ctx context.Context, lister JobLister, in QueuedJobsInput) (
 		}
 	}
 	slog.Info("missed-webhook reconcile", "repositories", len(in.Repositories), "calls", out.Calls,
-		"open_runs", len(out.OpenRuns), "young_unknown_runs", young, "unknown_queued_jobs", len(out.Queued))
+		"open_runs", len(out.OpenRuns), "young_unknown_runs", young, "runs_others_know", theirs, "unknown_queued_jobs", len(out.Queued))
 	return out, nil
 }

@@ -63,3 +63,27 @@ func TestReconcileByRunLeavesYoungRunsToTheirDeliveries(t *testing.T) {
 	require.ElementsMatch(t, []int64{old.RunID, young.RunID}, out.OpenRuns, "the young run is open: its reservations stay")
 	require.Equal(t, 3, out.Calls, "the two run lists and the old run's jobs")
 }
+
+// A run another autoscaler of the process knows (its reservation, told by the
+// webhook) is not asked about: a run queued behind one pool's maxReplicas cost
+// a call per reconcile of every other autoscaler of the repository.
+func TestReconcileByRunLeavesRunsAnotherAutoscalerKnows(t *testing.T) {
+	srv, err := fake.New(fake.Options{Now: func() time.Time { return time.Now().Add(-2 * RunQuiet) }})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = srv.Close() })
+	client, err := github.New(github.Config{Token: "ghp_test", URL: srv.URL}, github.Options{})
+	require.NoError(t, err)
+	busy := srv.QueueJob("octo/app", "behind the busy pool", []string{"self-hosted", "busy"})
+	missed := srv.QueueJob("octo/app", "missed", []string{"self-hosted", "linux"})
+
+	g := &GitHub{Jobs: client}
+	ctx := context.Background()
+	_, err = g.ListQueuedJobs(ctx, QueuedJobsInput{Repositories: []string{"octo/app"}, Labels: []string{"busy"}, ByRun: true,
+		Quiet: RunQuiet, KnownRuns: []int64{busy.RunID}})
+	require.NoError(t, err)
+	out, err := g.ListQueuedJobs(ctx, QueuedJobsInput{Repositories: []string{"octo/app"}, Labels: []string{"linux"}, ByRun: true, Quiet: RunQuiet})
+	require.NoError(t, err)
+	require.Equal(t, []int64{missed.ID}, out.Queued)
+	require.Equal(t, 1, srv.CallCounts()["GET /repos/{owner}/{repo}/actions/runs/{run}/jobs"],
+		"only the run no autoscaler knew, once (the second reconcile's answer comes from the HTTP cache); not the first autoscaler's run")
+}
