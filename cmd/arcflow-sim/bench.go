@@ -29,10 +29,11 @@ func runBench(ctx context.Context, args []string) error {
 	idle := fs.Int("idle-runners", 0, "also hold this many idle runners in one pool and report the worker's memory (0 skips it; the README's figure is 1000)")
 	inMemory := fs.Bool("temporal-memory", false, "run the dev server in memory instead of on its SQLite file (a best case no real Temporal reaches)")
 	steady := fs.Int("steady-jobs", 40, "jobs of the steady-rate rows (one every 3 s: without and with an idle buffer of 2, and with JIT runners; 0 skips them)")
-	steadyPools := fs.Int("steady-pools-jobs", 450, "jobs of the steady load over ten pools (0 skips it)")
-	steadyPoolsRate := fs.Float64("steady-pools-rate", 1, "mean arrival rate of the steady load over ten pools, in jobs/s")
+	steadyPools := fs.Int("steady-pools-jobs", 450, "jobs of the steady load over many pools (0 skips it)")
+	steadyPoolsCount := fs.Int("steady-pools-count", 10, "pools (RunnerDeployments with their HRAs) the steady load spreads its jobs over")
+	steadyPoolsRate := fs.Float64("steady-pools-rate", 1, "mean arrival rate of the steady load over many pools, in jobs/s")
 	steadyPoolsRegistered := fs.Int("steady-pools-registered", 0, "runners the steady load never uses, registered in its scope first (1000 makes each runner list 10 pages longer)")
-	steadyPoolsRegister := fs.Duration("steady-pools-register", 10*time.Second, "how long after Running a runner of the steady load over ten pools registers (production runners: about 10 s)")
+	steadyPoolsRegister := fs.Duration("steady-pools-register", 10*time.Second, "how long after Running a runner of the steady load over many pools registers (production runners: about 10 s)")
 	warmRates := fs.String("warm-rates", "1,4", "comma-separated rates (jobs/s) of the warm-runner rows: ten pools, 10 s to ready, without a buffer, with 2 per pool, with auto; issue 29's figures are 0.5,1,2,4 with --warm-warmup 60s --warm-measure 4m, about 2 hours (empty skips them)")
 	warmWarmup := fs.Duration("warm-warmup", 30*time.Second, "unmeasured start of each warm-runner row")
 	warmMeasure := fs.Duration("warm-measure", time.Minute, "measured part of each warm-runner row (longer gives steadier percentiles)")
@@ -85,10 +86,10 @@ func runBench(ctx context.Context, args []string) error {
 		report.WriteString(table)
 	}
 	if *steadyPools > 0 {
-		step(fmt.Sprintf("a steady load over ten pools: %d jobs at %.1f jobs/s, %v registration", *steadyPools, *steadyPoolsRate, *steadyPoolsRegister))
-		table, err := benchSteadyPools(ctx, s, *steadyPools, *steadyPoolsRate, *steadyPoolsRegistered, *steadyPoolsRegister)
+		step(fmt.Sprintf("a steady load over %d pools: %d jobs at %.1f jobs/s, %v registration", *steadyPoolsCount, *steadyPools, *steadyPoolsRate, *steadyPoolsRegister))
+		table, err := benchSteadyPools(ctx, s, *steadyPoolsCount, *steadyPools, *steadyPoolsRate, *steadyPoolsRegistered, *steadyPoolsRegister)
 		if err != nil {
-			return fmt.Errorf("steady load over ten pools: %w", err)
+			return fmt.Errorf("steady load over %d pools: %w", *steadyPoolsCount, err)
 		}
 		fmt.Print(table)
 		report.WriteString(table)

@@ -11,8 +11,9 @@ import (
 )
 
 // benchSteadyPools is issue 27's load at full length: jobs arriving
-// continuously over ten pools, on runners that register 10 s after their pod
-// runs, as production runners do. It prints what users trust an autoscaler
+// continuously over several pools (ten by default; issue 28 asks for 20 at
+// 10 jobs/s), on runners that register 10 s after their pod runs, as
+// production runners do. It prints what users trust an autoscaler
 // with (jobs interrupted, busy pods deleted) beside what a steady load costs
 // (scale-down stops while a pool had a queued job, pods per job, waits,
 // GitHub calls).
@@ -21,9 +22,9 @@ import (
 // as a large organization's scope holds them: each list of the scope's
 // runners is then registered/100 pages longer. register is how long after
 // Running a runner registers (10 s as production runners; 1 s as the bursts').
-func benchSteadyPools(ctx context.Context, s *session, jobs int, rate float64, registered int, register time.Duration) (string, error) {
+func benchSteadyPools(ctx context.Context, s *session, pools, jobs int, rate float64, registered int, register time.Duration) (string, error) {
 	load := simworld.SteadyPools{
-		Pools: 10, Repository: "steady-pools-org/app", Rate: rate, Jobs: jobs,
+		Pools: pools, Repository: "steady-pools-org/app", Rate: rate, Jobs: jobs,
 		MinDuration: 2 * time.Second, MaxDuration: 2 * time.Minute,
 		MaxReplicas: 20, ScaleDownDelaySeconds: 30, Seed: 27,
 	}
@@ -53,8 +54,9 @@ func benchSteadyPools(ctx context.Context, s *session, jobs int, rate float64, r
 	if err := load.Queue(ctx, w.Queue); err != nil {
 		return "", err
 	}
+	done := 0
 	if err := waitFor(ctx, 5*time.Minute, "every job of the steady load done", func() bool {
-		done := 0
+		done = 0
 		for _, j := range w.GitHub.Jobs() {
 			if j.Status == "completed" {
 				done++
@@ -62,7 +64,7 @@ func benchSteadyPools(ctx context.Context, s *session, jobs int, rate float64, r
 		}
 		return done == jobs
 	}); err != nil {
-		return "", err
+		return "", fmt.Errorf("%w (%d of %d jobs done, %d runner pods live)", err, done, jobs, w.Runners.LivePods())
 	}
 	end := time.Now()
 	calls := w.GitHub.Calls()
