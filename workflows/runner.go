@@ -254,7 +254,7 @@ func (r *runnerRun) awaitJITStart(ctx workflow.Context) error {
 // RegistrationPollMin to RegistrationPollMax, and never before a rate limit resets.
 func (r *runnerRun) pollDelay(ctx workflow.Context) time.Duration {
 	delay := min(r.timings.RegistrationPollMin<<min(r.state.Polls, 8), r.timings.RegistrationPollMax)
-	if r.in.PatientRegistration && r.state.Polls > 0 {
+	if r.patient(ctx) && r.state.Polls > 0 {
 		// Its checks read a list refreshed about once a minute: more checks
 		// in between would cost timers that mostly find the same list.
 		delay = r.timings.RegistrationPollMax

@@ -27,3 +27,23 @@ func (r *runnerRun) stopAwaitsRegistration(ctx workflow.Context) bool {
 	}
 	return workflow.GetVersion(ctx, stopAwaitsRegistrationVersion, workflow.DefaultVersion, 1) >= 1
 }
+
+// stopNotPatientVersion: a runner asked to stop before it was seen registered
+// makes its next registration checks usual ones (backing off from the short
+// interval, on the shared list), not patient ones, since the stop waits on
+// them (issue 27) and a patient check reads a list up to a minute old every
+// 30 s.
+const stopNotPatientVersion = "stop-not-patient"
+
+// patient says whether this runner's registration checks may be patient
+// (RunnerInput.PatientRegistration). The version is asked only where the
+// answer changes, so other runners record no marker.
+func (r *runnerRun) patient(ctx workflow.Context) bool {
+	if !r.in.PatientRegistration {
+		return false
+	}
+	if !r.state.StopRequested {
+		return true
+	}
+	return workflow.GetVersion(ctx, stopNotPatientVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion
+}

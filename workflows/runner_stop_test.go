@@ -178,3 +178,41 @@ func TestAPatientRunnerChecksItsRegistrationEvery30s(t *testing.T) {
 	require.Equal(t, []time.Duration{2 * time.Second, 32 * time.Second, 62 * time.Second, 92 * time.Second}, checks)
 	require.Equal(t, []bool{true, true, true, true}, patient, "each on the patient list")
 }
+
+// A patient runner asked to stop before it was seen registered makes its next
+// checks usual ones, not patient ones on a list up to a minute old: the stop
+// waits on those checks.
+func TestAStopMakesAPatientRunnerCheckItsRegistrationPromptly(t *testing.T) {
+	rt := newRunnerTest(t, RunnerRevisionLocal)
+	rt.mockPod()
+	var patient []bool
+	rt.env.OnActivity(gh.FindRunner, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.FindRunnerInput) (activities.FindRunnerOutput, error) {
+			rt.record("FindRunner")
+			patient = append(patient, in.Patient)
+			if rt.env.Now().Sub(rt.start) >= 40*time.Second {
+				return activities.FindRunnerOutput{Found: true, ID: 42, Online: true}, nil
+			}
+			return activities.FindRunnerOutput{}, nil
+		})
+	rt.mockRemove()
+	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+	rt.after(33*time.Second, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{Reason: "scale-down"}) })
+	in := rt.input(true, RunnerTimings{})
+	in.PatientRegistration = true
+	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
+	require.NoError(t, rt.env.GetWorkflowError())
+	var deleted time.Duration
+	for _, c := range rt.calls {
+		if c.name == "DeleteRunnerPod" {
+			deleted = c.at
+		}
+	}
+	require.Equal(t, []bool{true, true}, patient[:2], "patient checks before the stop (2 s, 32 s)")
+	require.NotContains(t, patient[2:], true, "no patient check once stopping")
+	// The timer in flight at the stop (32 s + 30 s) still runs out; the check
+	// it wakes is a usual one, which finds the runner, where a patient one
+	// might read a list from before the registration and wait 30 s more.
+	require.LessOrEqual(t, deleted, 62*time.Second, "removed at the first check after the stop: %v", deleted)
+	require.GreaterOrEqual(t, deleted, 40*time.Second, "not deleted before it was listed")
+}

@@ -100,7 +100,7 @@ func (r *runnerRun) deletePod(ctx workflow.Context) error {
 // runner not listed yet, which must not leave a registration behind.
 func (r *runnerRun) findRunner(ctx workflow.Context, fresh bool) (bool, error) {
 	var out activities.FindRunnerOutput
-	in := activities.FindRunnerInput{Scope: r.in.Scope, Name: r.in.Pod.Name, Fresh: fresh, Patient: r.in.PatientRegistration && !fresh}
+	in := activities.FindRunnerInput{Scope: r.in.Scope, Name: r.in.Pod.Name, Fresh: fresh, Patient: !fresh && r.patient(ctx)}
 	err := r.call(ctx, gh.FindRunner, in).Get(ctx, &out)
 	if reset, limited := activities.RateLimitReset(err); limited {
 		r.state.RetryAt = reset
