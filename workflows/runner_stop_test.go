@@ -150,25 +150,7 @@ func TestStopJITRunnerBeforeStartRemovesItsRegistrationFirst(t *testing.T) {
 // registration once soon, then every RegistrationPollMax, each check on a list
 // up to a minute old: no backoff of checks that would find the same list.
 func TestAPatientRunnerChecksItsRegistrationEvery30s(t *testing.T) {
-	rt := newRunnerTest(t, RunnerRevisionLocal)
-	rt.mockPod()
-	var patient []bool
-	rt.env.OnActivity(gh.FindRunner, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.FindRunnerInput) (activities.FindRunnerOutput, error) {
-			rt.record("FindRunner")
-			patient = append(patient, in.Patient)
-			if rt.env.Now().Sub(rt.start) >= 90*time.Second {
-				return activities.FindRunnerOutput{Found: true, ID: 42, Online: true}, nil
-			}
-			return activities.FindRunnerOutput{}, nil
-		})
-	rt.mockRemove()
-	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-	rt.after(3*time.Minute, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{}) })
-	in := rt.input(true, RunnerTimings{})
-	in.PatientRegistration = true
-	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
-	require.NoError(t, rt.env.GetWorkflowError())
+	rt, patient := runPatientRunner(t, 90*time.Second, 3*time.Minute, StopRequest{})
 	var checks []time.Duration
 	for _, c := range rt.calls {
 		if c.name == "FindRunner" {
@@ -179,10 +161,10 @@ func TestAPatientRunnerChecksItsRegistrationEvery30s(t *testing.T) {
 	require.Equal(t, []bool{true, true, true, true}, patient, "each on the patient list")
 }
 
-// A patient runner asked to stop before it was seen registered makes its next
-// checks usual ones, not patient ones on a list up to a minute old: the stop
-// waits on those checks.
-func TestAStopMakesAPatientRunnerCheckItsRegistrationPromptly(t *testing.T) {
+// runPatientRunner runs a runner with patient registration checks whose pod
+// runs at 1 s, which GitHub lists from listedAt, and which is asked to stop at
+// stopAt. It returns the test and whether each FindRunner was patient.
+func runPatientRunner(t *testing.T, listedAt, stopAt time.Duration, stop StopRequest) (*runnerTest, []bool) {
 	rt := newRunnerTest(t, RunnerRevisionLocal)
 	rt.mockPod()
 	var patient []bool
@@ -190,18 +172,26 @@ func TestAStopMakesAPatientRunnerCheckItsRegistrationPromptly(t *testing.T) {
 		func(_ context.Context, in activities.FindRunnerInput) (activities.FindRunnerOutput, error) {
 			rt.record("FindRunner")
 			patient = append(patient, in.Patient)
-			if rt.env.Now().Sub(rt.start) >= 40*time.Second {
+			if rt.env.Now().Sub(rt.start) >= listedAt {
 				return activities.FindRunnerOutput{Found: true, ID: 42, Online: true}, nil
 			}
 			return activities.FindRunnerOutput{}, nil
 		})
 	rt.mockRemove()
 	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
-	rt.after(33*time.Second, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{Reason: "scale-down"}) })
+	rt.after(stopAt, func() { rt.env.SignalWorkflow(contract.SignalStop, stop) })
 	in := rt.input(true, RunnerTimings{})
 	in.PatientRegistration = true
 	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
 	require.NoError(t, rt.env.GetWorkflowError())
+	return rt, patient
+}
+
+// A patient runner asked to stop before it was seen registered makes its next
+// checks usual ones, not patient ones on a list up to a minute old: the stop
+// waits on those checks.
+func TestAStopMakesAPatientRunnerCheckItsRegistrationPromptly(t *testing.T) {
+	rt, patient := runPatientRunner(t, 40*time.Second, 33*time.Second, StopRequest{Reason: "scale-down"})
 	var deleted time.Duration
 	for _, c := range rt.calls {
 		if c.name == "DeleteRunnerPod" {
