@@ -115,18 +115,7 @@ func arcSetLeft(ctx context.Context, w *simworld.World, ns string) []string {
 	for _, s := range sets.Items {
 		left = append(left, "StatefulSet "+s.Name)
 	}
-	pods, _ := w.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-	for _, p := range pods.Items {
-		if strings.HasPrefix(p.Name, arcSetName+"-x") {
-			left = append(left, fmt.Sprintf("pod %s (finalizers %v)", p.Name, p.Finalizers))
-		}
-	}
-	for _, r := range w.GitHub.Runners() {
-		if strings.HasPrefix(r.Name, arcSetName+"-x") {
-			left = append(left, "GitHub runner "+r.Name)
-		}
-	}
-	return left
+	return append(left, arcRunnersLeft(ctx, w, ns, arcSetName+"-x")...)
 }
 
 // arcflow takes over a live ARC RunnerSet: six per-runner StatefulSets of
@@ -208,15 +197,7 @@ func takeOverRunnerSet(t *testing.T, ns string, killWorker bool) {
 	for i := range 3 {
 		w.Queue(arcSetOrg+"/app", fmt.Sprintf("arc-%d", i), []string{"self-hosted", "linux", arcSetJobLabel})
 	}
-	busyARC := func() int {
-		n := 0
-		for _, j := range w.GitHub.Jobs() {
-			if strings.HasPrefix(j.RunnerName, arcSetName+"-x") && j.Status == "in_progress" {
-				n++
-			}
-		}
-		return n
-	}
+	busyARC := func() int { return busyARCRunners(w, arcSetName+"-x") }
 	require.Eventually(t, func() bool { return busyARC() == 3 }, 30*time.Second, 100*time.Millisecond, "three of ARC's runners run jobs")
 	// As in the RunnerDeployment takeover: these queued deliveries were ARC's,
 	// answered before any HRA matches, so none reserves its job a second time.

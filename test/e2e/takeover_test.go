@@ -166,18 +166,36 @@ func arcLeft(ctx context.Context, dyn dynamic.Interface, w *simworld.World, ns s
 	for _, s := range sets.Items {
 		left = append(left, "RunnerReplicaSet "+s.GetName())
 	}
+	return append(left, arcRunnersLeft(ctx, w, ns, takeoverRRS)...)
+}
+
+// arcRunnersLeft lists ARC's runner pods (named with prefix) left in the
+// namespace, with their finalizers, and ARC's runners GitHub still lists.
+func arcRunnersLeft(ctx context.Context, w *simworld.World, ns, prefix string) []string {
+	var left []string
 	pods, _ := w.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	for _, p := range pods.Items {
-		if strings.HasPrefix(p.Name, takeoverRRS) {
+		if strings.HasPrefix(p.Name, prefix) {
 			left = append(left, fmt.Sprintf("pod %s (finalizers %v)", p.Name, p.Finalizers))
 		}
 	}
 	for _, r := range w.GitHub.Runners() {
-		if strings.HasPrefix(r.Name, takeoverRRS) {
+		if strings.HasPrefix(r.Name, prefix) {
 			left = append(left, "GitHub runner "+r.Name)
 		}
 	}
 	return left
+}
+
+// busyARCRunners counts the jobs in progress on ARC's runners (named with prefix).
+func busyARCRunners(w *simworld.World, prefix string) int {
+	n := 0
+	for _, j := range w.GitHub.Jobs() {
+		if strings.HasPrefix(j.RunnerName, prefix) && j.Status == "in_progress" {
+			n++
+		}
+	}
+	return n
 }
 
 // arcflow takes over a live ARC installation: six runners of ARC's, three
@@ -247,15 +265,7 @@ func takeOver(t *testing.T, ns string, killWorker bool) {
 	for i := range 3 {
 		w.Queue(takeoverRepo, fmt.Sprintf("arc-%d", i), []string{"self-hosted", "linux", takeoverRD})
 	}
-	busyARC := func() int {
-		n := 0
-		for _, j := range w.GitHub.Jobs() {
-			if strings.HasPrefix(j.RunnerName, takeoverRRS) && j.Status == "in_progress" {
-				n++
-			}
-		}
-		return n
-	}
+	busyARC := func() int { return busyARCRunners(w, takeoverRRS) }
 	require.Eventually(t, func() bool { return busyARC() == 3 }, 30*time.Second, 100*time.Millisecond, "three of ARC's runners run jobs")
 	// ARC's webhook server took these jobs' queued deliveries and wrote the
 	// reservations of the HRA for them. Here arcflow's webhook gets them, before
