@@ -44,7 +44,13 @@ pids=() parts=()
 start() { # start NAME COMMAND...: one part in the background, its output in its log
 	local name=$1; shift
 	parts+=("$name")
-	("$@" >"$logs/$name.log" 2>&1; echo $? >"$logs/$name.rc") &
+	# The status is written whatever it is: under set -e a failing command
+	# would end the subshell before a plain `echo $?` ran.
+	(
+		rc=0
+		"$@" >"$logs/$name.log" 2>&1 || rc=$?
+		echo "$rc" >"$logs/$name.rc"
+	) &
 	pids+=($!)
 }
 

@@ -41,6 +41,10 @@ type Runners struct {
 	RegisterDelay time.Duration
 	// JobDuration says how long a job runs (default 5 s for every job).
 	JobDuration func(fake.JobInfo) time.Duration
+	// JobHold, when set, may hold a job: a job it returns a channel for runs
+	// until that channel is closed and then its JobDuration, so a test can
+	// keep jobs busy across steps whose length it does not know.
+	JobHold func(fake.JobInfo) <-chan struct{}
 	// ExitDelay is how long an ephemeral runner takes to exit after its job
 	// completed (default 0): a real one cleans up and reports first, so its
 	// pod outlives the job's completed delivery by a few seconds.
@@ -152,9 +156,29 @@ func (r *Runners) dispatch(ctx context.Context) {
 		case <-tick.C:
 		}
 		for _, job := range r.GitHub.AssignQueued(rng) {
-			time.AfterFunc(r.JobDuration(job), func() { r.finish(ctx, job) })
+			r.run(ctx, job)
 		}
 	}
+}
+
+// run finishes a job after its hold, if any, and its duration.
+func (r *Runners) run(ctx context.Context, job fake.JobInfo) {
+	duration := r.JobDuration(job)
+	var hold <-chan struct{}
+	if r.JobHold != nil {
+		hold = r.JobHold(job)
+	}
+	if hold == nil {
+		time.AfterFunc(duration, func() { r.finish(ctx, job) })
+		return
+	}
+	go func() {
+		select {
+		case <-hold:
+			time.AfterFunc(duration, func() { r.finish(ctx, job) })
+		case <-ctx.Done():
+		}
+	}()
 }
 
 // finish completes a job; an ephemeral runner then exits and its pod ends.

@@ -45,6 +45,8 @@ type Config struct {
 	// when set, says it per job instead.
 	JobDuration  time.Duration
 	JobDurations func(fake.JobInfo) time.Duration
+	// JobHold holds jobs until a channel closes (sim.Runners.JobHold).
+	JobHold func(fake.JobInfo) <-chan struct{}
 	// ExitDelay is how long an ephemeral runner takes to exit after its job
 	// (sim.Runners.ExitDelay; default 0).
 	ExitDelay time.Duration
@@ -117,7 +119,7 @@ func Start(ctx context.Context, cfg Config) (*World, error) {
 	w := &World{cfg: cfg, Kube: kube, GitHub: gh, cancel: cancel, done: make(chan struct{})}
 	w.Runners = &sim.Runners{
 		Kube: kube, GitHub: gh, Namespace: cfg.Namespace, Log: cfg.Log, Seed: cfg.Seed,
-		RegisterDelay: cfg.RegisterDelay, JobDuration: cfg.JobDurations, ExitDelay: cfg.ExitDelay,
+		RegisterDelay: cfg.RegisterDelay, JobDuration: cfg.JobDurations, JobHold: cfg.JobHold, ExitDelay: cfg.ExitDelay,
 	}
 	if w.Runners.JobDuration == nil {
 		w.Runners.JobDuration = func(fake.JobInfo) time.Duration { return cfg.JobDuration }

@@ -3,11 +3,13 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -19,7 +21,6 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/github/fake"
 	"github.com/arcflow/arcflow/internal/simworld"
 	"github.com/arcflow/arcflow/sim"
 )
@@ -39,6 +40,9 @@ const (
 // arcSetStatefulSet is the i-th StatefulSet of ARC's RunnerSet, named as
 // ARC's generateName (<runnerset>-) names them.
 func arcSetStatefulSet(i int) string { return fmt.Sprintf("%s-x%04d", arcSetName, i) }
+
+// arcSetRunner is the runner (and pod) of the i-th StatefulSet.
+func arcSetRunner(i int) string { return arcSetStatefulSet(i) + "-0" }
 
 // createARCStatefulSets creates what ARC's RunnerSet controller keeps for a
 // RunnerSet: per runner a one-replica StatefulSet controlled by the RunnerSet,
@@ -115,7 +119,7 @@ func arcSetLeft(ctx context.Context, w *simworld.World, ns string) []string {
 	for _, s := range sets.Items {
 		left = append(left, "StatefulSet "+s.Name)
 	}
-	return append(left, arcRunnersLeft(ctx, w, ns, arcSetName+"-x")...)
+	return append(left, arcRunnersLeft(ctx, w, ns, arcNames(arcSetRunners, arcSetRunner))...)
 }
 
 // arcflow takes over a live ARC RunnerSet: six per-runner StatefulSets of
@@ -143,14 +147,10 @@ func takeOverRunnerSet(t *testing.T, ns string, killWorker bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	stopLease := heldARCLease(t, ctx, arcNamespace, "actions-runner-controller")
+	holdARCJobs, releaseARCJobs := arcJobsHeld()
 	w := startSimWorld(t, ctx, simworld.Config{
 		Namespace: ns, Orgs: []string{arcSetOrg}, RegisterDelay: 200 * time.Millisecond, Seed: 23,
-		JobDurations: func(j fake.JobInfo) time.Duration {
-			if strings.HasPrefix(j.Name, "arc-") {
-				return 30 * time.Second // ARC's jobs outlast the handover
-			}
-			return 3 * time.Second
-		},
+		JobDuration: 3 * time.Second, JobHold: holdARCJobs,
 		Env: []string{"ARCFLOW_ARC_CONTROLLER_LEASE=" + arcNamespace + "/actions-runner-controller"},
 	})
 	class := "e2e-" + ns // the volumes offered are the test's own
@@ -168,7 +168,7 @@ func takeOverRunnerSet(t *testing.T, ns string, killWorker bool) {
 	owner := metav1.OwnerReference{APIVersion: v1alpha1.GroupVersion.String(), Kind: v1alpha1.KindRunnerSet, Name: arcSetName, UID: rs.GetUID(),
 		Controller: ptrTrue(), BlockOwnerDeletion: ptrTrue()}
 	createARCStatefulSets(t, ctx, w, ns, class, owner, registrationToken(t, w.GitHub, "orgs/"+arcSetOrg))
-	arcRunner := func(i int) string { return arcSetStatefulSet(i) + "-0" }
+	arcRunner, arc := arcSetRunner, arcNames(arcSetRunners, arcSetRunner)
 	require.Eventually(t, func() bool {
 		n := 0
 		for i := range arcSetRunners {
@@ -197,7 +197,7 @@ func takeOverRunnerSet(t *testing.T, ns string, killWorker bool) {
 	for i := range 3 {
 		w.Queue(arcSetOrg+"/app", fmt.Sprintf("arc-%d", i), []string{"self-hosted", "linux", arcSetJobLabel})
 	}
-	busyARC := func() int { return busyARCRunners(w, arcSetName+"-x") }
+	busyARC := func() int { return busyARCRunners(w, arc) }
 	require.Eventually(t, func() bool { return busyARC() == 3 }, 30*time.Second, 100*time.Millisecond, "three of ARC's runners run jobs")
 	// As in the RunnerDeployment takeover: these queued deliveries were ARC's,
 	// answered before any HRA matches, so none reserves its job a second time.
@@ -220,37 +220,43 @@ func takeOverRunnerSet(t *testing.T, ns string, killWorker bool) {
 	if killWorker {
 		require.NoError(t, w.Worker.Restart(), "SIGKILL the worker mid-adoption and start it again")
 	}
-	require.Eventually(t, func() bool {
-		sets, err := w.Kube.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{LabelSelector: "!" + activities.LabelPool})
-		free, _ := stack.Kubectl(ctx, "get", "-n", ns, "runnerset", arcSetName, "-o", "jsonpath={.status.volumesFree}")
-		return err == nil && len(sets.Items) == 3 && free == "4"
+	// On failure the last look says which part did not hold.
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		left := arcSetLeft(ctx, w, ns)
+		sets := slices.DeleteFunc(slices.Clone(left), func(s string) bool { return !strings.HasPrefix(s, "StatefulSet ") })
+		assert.Len(c, sets, 3, "ARC's StatefulSets left: %v", left)
+		free, err := stack.Kubectl(ctx, "get", "-n", ns, "runnerset", arcSetName, "-o", "jsonpath={.status.volumesFree}")
+		assert.NoError(c, err)
+		assert.Equal(c, "4", free, "the RunnerSet's volumesFree")
 	}, 60*time.Second, 200*time.Millisecond, "ARC's idle runners are removed, with their StatefulSets, and their claims are free slots beside the one ARC left free")
 	require.Eventually(t, func() bool {
 		_, err := w.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, olderClaim, metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	}, 30*time.Second, 200*time.Millisecond, "the claim of an older template is deleted")
 	for _, r := range w.GitHub.Runners() {
-		require.False(t, strings.HasPrefix(r.Name, arcSetName+"-x") && !r.Busy, "idle runner %s left in GitHub", r.Name)
+		require.False(t, arc[r.Name] && !r.Busy, "idle runner %s left in GitHub", r.Name)
 	}
 	require.Equal(t, 3, busyARC(), "ARC's busy runners keep their jobs")
 
-	finishTakeover(t, w, arcSetOrg+"/app", arcSetJobLabel, func() []string { return arcSetLeft(ctx, w, ns) })
+	finishTakeover(t, w, arcSetOrg+"/app", arcSetJobLabel, releaseARCJobs, func() []string { return arcSetLeft(ctx, w, ns) })
 	livePeak := peak()
 
 	// ARC's claims are the RunnerSet's volume slots now: still there, the
 	// same objects, and mounted by arcflow's runners.
-	reused := 0
+	reused, writers := 0, map[string]string{}
 	for name, uid := range arcClaims {
 		claim, err := w.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, metav1.GetOptions{})
 		require.NoError(t, err, "ARC's claim %s is kept", name)
 		require.Equal(t, uid, claim.UID)
 		require.Equal(t, arcSetName, claim.Labels[activities.LabelPool])
 		require.Empty(t, claim.Labels[activities.ARCRunnerStatefulSetLabel], "ARC's claim controller would delete it")
-		if writer := claim.Annotations[sim.UsedVolumeAnnotation]; !strings.HasPrefix(writer, arcSetName+"-x") {
+		writer := claim.Annotations[sim.UsedVolumeAnnotation]
+		writers[name] = writer
+		if writer != strings.TrimPrefix(name, "cache-") { // ARC's runner of the claim's StatefulSet wrote it last
 			reused++
 		}
 	}
-	require.Equal(t, 4, reused, "arcflow's four runners mounted the claims ARC's idle runners and its deleted StatefulSet left")
+	require.Equal(t, 4, reused, "arcflow's four runners mounted the claims ARC's idle runners and its deleted StatefulSet left; last writer by claim %v", writers)
 	claims, err := w.Kube.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, claims.Items, len(arcClaims), "no claim made: ARC's sufficed")

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,13 +113,39 @@ func createARCRunners(t *testing.T, ctx context.Context, dyn dynamic.Interface, 
 	}
 }
 
-// finishTakeover queues four new jobs after a takeover, and waits until all
-// seven jobs are done, each successfully, nothing of ARC's is left (left says
-// what is) and no runner pod lives.
-func finishTakeover(t *testing.T, w *simworld.World, repo, label string, left func() []string) {
+// arcJobsHeld holds ARC's jobs (named arc-*) busy until release is called, so
+// they outlast the handover however long a loaded machine makes it: a fixed
+// duration left a window in which the busy runners could finish first.
+func arcJobsHeld() (hold func(fake.JobInfo) <-chan struct{}, release func()) {
+	held := make(chan struct{})
+	hold = func(j fake.JobInfo) <-chan struct{} {
+		if strings.HasPrefix(j.Name, "arc-") {
+			return held
+		}
+		return nil
+	}
+	return hold, sync.OnceFunc(func() { close(held) })
+}
+
+// finishTakeover queues four new jobs after a takeover and, once all four have
+// started beside ARC's three busy runners, lets ARC's jobs finish
+// (releaseARCJobs). It waits until all seven jobs are done, each successfully,
+// nothing of ARC's is left (left says what is) and no runner pod lives.
+func finishTakeover(t *testing.T, w *simworld.World, repo, label string, releaseARCJobs func(), left func() []string) {
+	defer releaseARCJobs()
 	for i := range 4 {
 		w.Queue(repo, fmt.Sprintf("new-%d", i), []string{"self-hosted", "linux", label})
 	}
+	require.Eventually(t, func() bool {
+		started := 0
+		for _, j := range w.GitHub.Jobs() {
+			if strings.HasPrefix(j.Name, "new-") && j.Status != "queued" {
+				started++
+			}
+		}
+		return started == 4
+	}, time.Minute, 200*time.Millisecond, "the four new jobs started while ARC's ran")
+	releaseARCJobs()
 	require.Eventually(t, func() bool {
 		jobs, done := w.GitHub.Jobs(), 0
 		for _, j := range jobs {
@@ -166,32 +193,45 @@ func arcLeft(ctx context.Context, dyn dynamic.Interface, w *simworld.World, ns s
 	for _, s := range sets.Items {
 		left = append(left, "RunnerReplicaSet "+s.GetName())
 	}
-	return append(left, arcRunnersLeft(ctx, w, ns, takeoverRRS)...)
+	return append(left, arcRunnersLeft(ctx, w, ns, arcNames(arcRunnerCount, arcRunnerName))...)
 }
 
-// arcRunnersLeft lists ARC's runner pods (named with prefix) left in the
-// namespace, with their finalizers, and ARC's runners GitHub still lists.
-func arcRunnersLeft(ctx context.Context, w *simworld.World, ns, prefix string) []string {
+// arcNamed tells ARC's runners by their exact names. A prefix would also match
+// some of arcflow's: their generated suffixes can begin as ARC's do.
+type arcNamed map[string]bool
+
+// arcNames is the set of ARC's n runners, named by name(i).
+func arcNames(n int, name func(int) string) arcNamed {
+	names := arcNamed{}
+	for i := range n {
+		names[name(i)] = true
+	}
+	return names
+}
+
+// arcRunnersLeft lists ARC's runner pods left in the namespace, with their
+// finalizers, and ARC's runners GitHub still lists.
+func arcRunnersLeft(ctx context.Context, w *simworld.World, ns string, arc arcNamed) []string {
 	var left []string
 	pods, _ := w.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	for _, p := range pods.Items {
-		if strings.HasPrefix(p.Name, prefix) {
+		if arc[p.Name] {
 			left = append(left, fmt.Sprintf("pod %s (finalizers %v)", p.Name, p.Finalizers))
 		}
 	}
 	for _, r := range w.GitHub.Runners() {
-		if strings.HasPrefix(r.Name, prefix) {
+		if arc[r.Name] {
 			left = append(left, "GitHub runner "+r.Name)
 		}
 	}
 	return left
 }
 
-// busyARCRunners counts the jobs in progress on ARC's runners (named with prefix).
-func busyARCRunners(w *simworld.World, prefix string) int {
+// busyARCRunners counts the jobs in progress on ARC's runners.
+func busyARCRunners(w *simworld.World, arc arcNamed) int {
 	n := 0
 	for _, j := range w.GitHub.Jobs() {
-		if strings.HasPrefix(j.RunnerName, prefix) && j.Status == "in_progress" {
+		if arc[j.RunnerName] && j.Status == "in_progress" {
 			n++
 		}
 	}
@@ -221,14 +261,10 @@ func takeOver(t *testing.T, ns string, killWorker bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	stopLease := heldARCLease(t, ctx, arcNamespace, "actions-runner-controller")
+	holdARCJobs, releaseARCJobs := arcJobsHeld()
 	w := startSimWorld(t, ctx, simworld.Config{
 		Namespace: ns, Orgs: []string{"takeover-org"}, RegisterDelay: 200 * time.Millisecond, Seed: 22,
-		JobDurations: func(j fake.JobInfo) time.Duration {
-			if strings.HasPrefix(j.Name, "arc-") {
-				return 40 * time.Second // ARC's jobs outlast the handover
-			}
-			return 5 * time.Second
-		},
+		JobDuration: 5 * time.Second, JobHold: holdARCJobs,
 		Env: []string{"ARCFLOW_ARC_CONTROLLER_LEASE=" + arcNamespace + "/actions-runner-controller"},
 	})
 	_, err := stack.Kubectl(ctx, "apply", "-f", filepath.Join(repoRoot(t), "test", "e2e", "testdata", "arc", "crds.yaml"))
@@ -245,10 +281,11 @@ func takeOver(t *testing.T, ns string, killWorker bool) {
 	rd, err := dyn.Resource(v1alpha1.RunnerDeploymentResource).Namespace(ns).Get(ctx, takeoverRD, metav1.GetOptions{})
 	require.NoError(t, err)
 	createARCRunners(t, ctx, dyn, w, ns, rd, registrationToken(t, w.GitHub, "repos/"+takeoverRepo))
+	arc := arcNames(arcRunnerCount, arcRunnerName)
 	require.Eventually(t, func() bool {
 		n := 0
 		for _, r := range w.GitHub.Runners() {
-			if strings.HasPrefix(r.Name, takeoverRRS) {
+			if arc[r.Name] {
 				n++
 			}
 		}
@@ -265,7 +302,7 @@ func takeOver(t *testing.T, ns string, killWorker bool) {
 	for i := range 3 {
 		w.Queue(takeoverRepo, fmt.Sprintf("arc-%d", i), []string{"self-hosted", "linux", takeoverRD})
 	}
-	busyARC := func() int { return busyARCRunners(w, takeoverRRS) }
+	busyARC := func() int { return busyARCRunners(w, arc) }
 	require.Eventually(t, func() bool { return busyARC() == 3 }, 30*time.Second, 100*time.Millisecond, "three of ARC's runners run jobs")
 	// ARC's webhook server took these jobs' queued deliveries and wrote the
 	// reservations of the HRA for them. Here arcflow's webhook gets them, before
@@ -294,7 +331,7 @@ func takeOver(t *testing.T, ns string, killWorker bool) {
 	}
 	require.Eventually(t, func() bool {
 		for _, r := range w.GitHub.Runners() {
-			if strings.HasPrefix(r.Name, takeoverRRS) && !r.Busy {
+			if arc[r.Name] && !r.Busy {
 				return false
 			}
 		}
@@ -302,7 +339,7 @@ func takeOver(t *testing.T, ns string, killWorker bool) {
 	}, 60*time.Second, 200*time.Millisecond, "ARC's idle runners are removed")
 	require.Equal(t, 3, busyARC(), "ARC's busy runners keep their jobs")
 
-	finishTakeover(t, w, takeoverRepo, takeoverRD, func() []string { return arcLeft(ctx, dyn, w, ns) })
+	finishTakeover(t, w, takeoverRepo, takeoverRD, releaseARCJobs, func() []string { return arcLeft(ctx, dyn, w, ns) })
 	livePeak := peak()
 	require.Empty(t, w.Runners.Violations(), "no job interrupted")
 	require.LessOrEqual(t, livePeak, 8, "live runner pods never above maxReplicas")
