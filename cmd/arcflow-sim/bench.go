@@ -150,10 +150,12 @@ type burstResult struct {
 	githubCalls                    map[string]int
 	kubeWrites                     map[string]float64
 	histories                      simworld.HistoryStats
-	webhookSignals                 simworld.WebhookSignals
-	signalRPC                      simworld.RequestLatency
-	allInOne                       bool // worker* then measure `arcflow all`
-	workerRSS, webhookRSS          int64
+	// poolHistories and autoscalerHistories count each continue-as-new run.
+	poolHistories, autoscalerHistories simworld.HistoryStats
+	webhookSignals                     simworld.WebhookSignals
+	signalRPC                          simworld.RequestLatency
+	allInOne                           bool // worker* then measure `arcflow all`
+	workerRSS, webhookRSS              int64
 	// RSS after the burst: anonymous (heap, stacks) and file (binary) pages.
 	workerAnon, workerFile, webhookAnon, webhookFile int64
 	workerCPU, webhookCPU                            time.Duration
@@ -311,6 +313,12 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int, allInOne boo
 	}
 	r.signalRPC = signalRPC.Minus(baseSignalRPC)
 	if r.histories, err = simworld.RunnerHistories(ctx, s.temporal, ns); err != nil {
+		return nil, err
+	}
+	if r.poolHistories, err = simworld.Histories(ctx, s.temporal, "PoolWorkflow", "pool/"+ns+"/"); err != nil {
+		return nil, err
+	}
+	if r.autoscalerHistories, err = simworld.Histories(ctx, s.temporal, "AutoscalerWorkflow", "hra/"+ns+"/"); err != nil {
 		return nil, err
 	}
 	if r.histories.LongestID != "" {

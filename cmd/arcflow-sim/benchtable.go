@@ -63,6 +63,8 @@ func (r *burstResult) table() string {
 	sort.Strings(wdetail)
 	row("Kubernetes writes per job (worker)", fmt.Sprintf("%s (%s)", perJob(writes), strings.Join(wdetail, ", ")), "", "")
 	row("history events per runner workflow, mean / max", fmt.Sprintf("%.1f / %d (%d runs)", r.histories.Mean, r.histories.Max, r.histories.Executions), "", "")
+	row("pool; autoscaler workflow: runs (continue-as-new), longest run's history",
+		fmt.Sprintf("%d, %d events; %d, %d events", r.poolHistories.Executions, r.poolHistories.Max, r.autoscalerHistories.Executions, r.autoscalerHistories.Max), "", "")
 	if r.allInOne {
 		row("peak RSS, `arcflow all` (worker and webhook in one process)", mib(r.workerRSS),
 			"44–56 MiB manager + 36–41 MiB webhook server", "≤ 90 MiB together at 100 runners")

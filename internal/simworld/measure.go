@@ -168,19 +168,25 @@ type HistoryStats struct {
 }
 
 // RunnerHistories measures the history of every runner workflow of a namespace.
-// It describes each execution: the visibility listing's history length lags
-// behind for workflows that just closed.
 func RunnerHistories(ctx context.Context, tc client.Client, namespace string) (HistoryStats, error) {
+	return Histories(ctx, tc, "RunnerWorkflow", "runner/"+namespace+"/")
+}
+
+// Histories measures the history of every execution of a workflow type whose
+// ID starts with prefix, each run of a continue-as-new chain on its own. It
+// describes each execution: the visibility listing's history length lags
+// behind for workflows that just closed.
+func Histories(ctx context.Context, tc client.Client, workflowType, prefix string) (HistoryStats, error) {
 	var stats HistoryStats
 	var total int64
 	var token []byte
 	for {
 		resp, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Query:         fmt.Sprintf("WorkflowType = 'RunnerWorkflow' AND WorkflowId STARTS_WITH 'runner/%s/'", namespace),
+			Query:         fmt.Sprintf("WorkflowType = '%s' AND WorkflowId STARTS_WITH '%s'", workflowType, prefix),
 			NextPageToken: token,
 		})
 		if err != nil {
-			return stats, fmt.Errorf("list runner workflows: %w", err)
+			return stats, fmt.Errorf("list %s executions: %w", workflowType, err)
 		}
 		for _, e := range resp.GetExecutions() {
 			d, err := tc.DescribeWorkflowExecution(ctx, e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId())
