@@ -89,7 +89,10 @@ func New(opts Options) (*Server, error) {
 	}
 	s.listener = l
 	s.URL = "http://" + l.Addr().String() + "/"
-	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	// Bodies are small JSON; a client that stalls one, or idles between
+	// requests, gives its connection up, as with the real API. No write timeout:
+	// a slow reader of a long list page is a test's own business.
+	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
 	go func() { _ = s.http.Serve(l) }()
 	return s, nil
 }
