@@ -32,6 +32,7 @@ func startWorld(t *testing.T, namespace string) *world {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	endLeftoverWorkflows(t, ctx)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
 	kube, err := stack.Kube()

@@ -18,6 +18,7 @@ import (
 // waits until every runner pod and registered runner is gone.
 func startSimWorld(t *testing.T, ctx context.Context, cfg simworld.Config) *simworld.World {
 	t.Helper()
+	endLeftoverWorkflows(t, ctx)
 	cfg.Stack, cfg.RepoRoot, cfg.Dir, cfg.Binary = stack, repoRoot(t), t.TempDir(), arcflowBinary(t)
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
