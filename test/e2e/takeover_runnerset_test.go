@@ -193,33 +193,9 @@ func takeOverRunnerSet(t *testing.T, ns string, killWorker bool) {
 	claim, err := w.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, leftClaim, metav1.GetOptions{})
 	require.NoError(t, err)
 	arcClaims[leftClaim] = claim.UID
-	reservedAt := time.Now()
-	for i := range 3 {
-		w.Queue(arcSetOrg+"/app", fmt.Sprintf("arc-%d", i), []string{"self-hosted", "linux", arcSetJobLabel})
-	}
+	expiry, acting, peak := handOver(t, ctx, w, handover{ns: ns, resource: "runnerset", kind: v1alpha1.KindRunnerSet, name: arcSetName,
+		arc: arc, repo: arcSetOrg + "/app", label: arcSetJobLabel, stopLease: stopLease, killWorker: killWorker})
 	busyARC := func() int { return busyARCRunners(w, arc) }
-	require.Eventually(t, func() bool { return busyARC() == 3 }, 30*time.Second, 100*time.Millisecond, "three of ARC's runners run jobs")
-	// As in the RunnerDeployment takeover: these queued deliveries were ARC's,
-	// answered before any HRA matches, so none reserves its job a second time.
-	require.NoError(t, w.Sender.Flush(ctx), "the queued deliveries answered before the HRA exists")
-	require.NoError(t, w.Apply(ctx, arcHRA(arcSetName, v1alpha1.KindRunnerSet, reservedAt)))
-
-	// While ARC's controller holds its Lease, arcflow acts on nothing.
-	require.Eventually(t, func() bool {
-		return acceptedField(ctx, ns, "runnerset", arcSetName, "reason") == "ARCControllerActive"
-	}, 30*time.Second, 200*time.Millisecond, "arcflow reports ARC's controller as active")
-	peak := simworld.TrackPeak(ctx, 50*time.Millisecond, w.Runners.LivePods)
-	require.Equal(t, arcSetRunners, len(w.Runners.PodTimes()), "arcflow created no pod while ARC ran")
-
-	// ARC's controller stops: its Lease expires.
-	expiry := stopLease().Add(arcLeaseSeconds * time.Second)
-	require.Eventually(t, func() bool {
-		return acceptedField(ctx, ns, "runnerset", arcSetName, "status") == "True"
-	}, arcLeaseSeconds*time.Second+30*time.Second, 200*time.Millisecond, "arcflow acts within 30 s of the Lease's expiry")
-	acting := time.Now()
-	if killWorker {
-		require.NoError(t, w.Worker.Restart(), "SIGKILL the worker mid-adoption and start it again")
-	}
 	// On failure the last look says which part did not hold.
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		left := arcSetLeft(ctx, w, ns)

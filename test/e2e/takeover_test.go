@@ -113,6 +113,54 @@ func createARCRunners(t *testing.T, ctx context.Context, dyn dynamic.Interface, 
 	}
 }
 
+// handover is what handOver needs of a takeover test: ARC's pool (resource
+// is kubectl's name for its kind), its runners, and the repository and label
+// of its jobs.
+type handover struct {
+	ns, resource, kind, name string
+	arc                      arcNamed
+	repo, label              string
+	stopLease                func() time.Time
+	killWorker               bool
+}
+
+// handOver plays the switch from a live ARC up to arcflow acting: three of
+// ARC's runners take jobs, their queued deliveries are answered before the HRA
+// with ARC's three reservations for them is applied (ARC's webhook server took
+// them; one answered after the HRA exists would reserve its job a second time
+// and keep a runner for 30 minutes), arcflow reports ARC's controller as active
+// and creates no pod while ARC's Lease is renewed, then acts within 30 s of its
+// expiry, its worker SIGKILLed and started again at that moment if asked. It
+// returns the Lease's expiry, when arcflow acted, and the live runner pods'
+// peak from before the handover on.
+func handOver(t *testing.T, ctx context.Context, w *simworld.World, h handover) (expiry, acting time.Time, peak func() int) {
+	t.Helper()
+	reservedAt := time.Now()
+	for i := range 3 {
+		w.Queue(h.repo, fmt.Sprintf("arc-%d", i), []string{"self-hosted", "linux", h.label})
+	}
+	require.Eventually(t, func() bool { return busyARCRunners(w, h.arc) == 3 }, 30*time.Second, 100*time.Millisecond, "three of ARC's runners run jobs")
+	require.NoError(t, w.Sender.Flush(ctx), "the queued deliveries answered before the HRA exists")
+	require.NoError(t, w.Apply(ctx, arcHRA(h.name, h.kind, reservedAt)))
+
+	require.Eventually(t, func() bool {
+		return acceptedField(ctx, h.ns, h.resource, h.name, "reason") == "ARCControllerActive" &&
+			acceptedField(ctx, h.ns, "hra", h.name, "reason") == "ARCControllerActive"
+	}, 30*time.Second, 200*time.Millisecond, "arcflow reports ARC's controller as active")
+	peak = simworld.TrackPeak(ctx, 50*time.Millisecond, w.Runners.LivePods)
+	require.Equal(t, len(h.arc), len(w.Runners.PodTimes()), "arcflow created no pod while ARC ran")
+
+	expiry = h.stopLease().Add(arcLeaseSeconds * time.Second)
+	require.Eventually(t, func() bool {
+		return acceptedField(ctx, h.ns, h.resource, h.name, "status") == "True"
+	}, arcLeaseSeconds*time.Second+30*time.Second, 200*time.Millisecond, "arcflow acts within 30 s of the Lease's expiry")
+	acting = time.Now()
+	if h.killWorker {
+		require.NoError(t, w.Worker.Restart(), "SIGKILL the worker mid-adoption and start it again")
+	}
+	return expiry, acting, peak
+}
+
 // arcJobsHeld holds ARC's jobs (named arc-*) busy until release is called, so
 // they outlast the handover however long a loaded machine makes it: a fixed
 // duration left a window in which the busy runners could finish first.
@@ -298,37 +346,9 @@ func takeOver(t *testing.T, ns string, killWorker bool) {
 		_, err := w.Kube.CoreV1().Pods(ns).Patch(ctx, arcRunnerName(i), types.MergePatchType, []byte(patch), metav1.PatchOptions{})
 		require.NoError(t, err)
 	}
-	reservedAt := time.Now()
-	for i := range 3 {
-		w.Queue(takeoverRepo, fmt.Sprintf("arc-%d", i), []string{"self-hosted", "linux", takeoverRD})
-	}
+	expiry, acting, peak := handOver(t, ctx, w, handover{ns: ns, resource: "rdeploy", kind: v1alpha1.KindRunnerDeployment, name: takeoverRD,
+		arc: arc, repo: takeoverRepo, label: takeoverRD, stopLease: stopLease, killWorker: killWorker})
 	busyARC := func() int { return busyARCRunners(w, arc) }
-	require.Eventually(t, func() bool { return busyARC() == 3 }, 30*time.Second, 100*time.Millisecond, "three of ARC's runners run jobs")
-	// ARC's webhook server took these jobs' queued deliveries and wrote the
-	// reservations of the HRA for them. Here arcflow's webhook gets them, before
-	// any HRA matches; one answered late, after the HRA is applied, would reserve
-	// the job a second time and keep a runner for 30 minutes.
-	require.NoError(t, w.Sender.Flush(ctx), "the queued deliveries answered before the HRA exists")
-	require.NoError(t, w.Apply(ctx, arcHRA(takeoverRD, v1alpha1.KindRunnerDeployment, reservedAt)))
-
-	// While ARC's controller holds its Lease, arcflow acts on nothing.
-	require.Eventually(t, func() bool {
-		return acceptedField(ctx, ns, "rdeploy", takeoverRD, "reason") == "ARCControllerActive" &&
-			acceptedField(ctx, ns, "hra", takeoverRD, "reason") == "ARCControllerActive"
-	}, 30*time.Second, 200*time.Millisecond, "arcflow reports ARC's controller as active")
-	peak := simworld.TrackPeak(ctx, 50*time.Millisecond, w.Runners.LivePods)
-	require.Equal(t, arcRunnerCount, len(w.Runners.PodTimes()), "arcflow created no pod while ARC ran")
-
-	// ARC's controller stops: its Lease expires.
-	lastRenewal := stopLease()
-	expiry := lastRenewal.Add(arcLeaseSeconds * time.Second)
-	require.Eventually(t, func() bool {
-		return acceptedField(ctx, ns, "rdeploy", takeoverRD, "status") == "True"
-	}, arcLeaseSeconds*time.Second+30*time.Second, 200*time.Millisecond, "arcflow acts within 30 s of the Lease's expiry")
-	acting := time.Now()
-	if killWorker {
-		require.NoError(t, w.Worker.Restart(), "SIGKILL the worker mid-adoption and start it again")
-	}
 	require.Eventually(t, func() bool {
 		for _, r := range w.GitHub.Runners() {
 			if arc[r.Name] && !r.Busy {
