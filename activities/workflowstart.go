@@ -35,6 +35,15 @@ type WorkflowStart struct {
 	TaskTimeout time.Duration `json:",omitempty"`
 }
 
+// Size is how many bytes the start takes in an activity's input.
+func (s WorkflowStart) Size() int {
+	b, err := json.Marshal(s)
+	if err != nil { // plain data: cannot fail
+		panic(err)
+	}
+	return len(b)
+}
+
 // startConcurrency bounds the start calls in flight from one activity.
 const startConcurrency = 16
 

@@ -51,10 +51,50 @@ func (p *poolRun) startRunnersWith(ctx workflow.Context, runners []PoolRunner, i
 		}
 		starts = append(starts, start)
 	}
-	started := workflow.ExecuteActivity(kubeOptions(ctx), temporalCalls.StartWorkflows, starts)
-	for _, r := range runners {
-		p.starting = append(p.starting, pendingStart{name: r.Name, started: started})
+	batches := [][]activities.WorkflowStart{starts}
+	if len(starts) > 1 && workflow.GetVersion(ctx, startBatchesVersion, workflow.DefaultVersion, 1) >= 1 {
+		batches = startBatches(starts, maxStartBatchBytes)
 	}
+	i := 0
+	for _, batch := range batches {
+		started := workflow.ExecuteActivity(kubeOptions(ctx), temporalCalls.StartWorkflows, batch)
+		for range batch {
+			p.starting = append(p.starting, pendingStart{name: runners[i].Name, started: started})
+			i++
+		}
+	}
+}
+
+// startBatchesVersion marks pools that split a decision's starts into
+// activities of at most maxStartBatchBytes of input. One activity for all of
+// them took 1.2 MB of input for 800 runners (Temporal refuses a payload over
+// 2 MB, which would fail the pool's workflow task at about 1,400 runners of a
+// small template) and outlasted its 30 s timeout on a busy server, so its
+// retries started the same runners again.
+const startBatchesVersion = "start-batches"
+
+// maxStartBatchBytes keeps each StartWorkflows input well under Temporal's
+// 512 KB payload warning.
+const maxStartBatchBytes = 256 << 10
+
+// startBatches splits starts, in order, into batches whose inputs add up to
+// at most limit bytes each (a start larger than limit is a batch of its own).
+func startBatches(starts []activities.WorkflowStart, limit int) [][]activities.WorkflowStart {
+	var batches [][]activities.WorkflowStart
+	var batch []activities.WorkflowStart
+	size := 0
+	for _, s := range starts {
+		n := s.Size()
+		if len(batch) > 0 && size+n > limit {
+			batches = append(batches, batch)
+			batch, size = nil, 0
+		}
+		batch, size = append(batch, s), size+n
+	}
+	if len(batch) > 0 {
+		batches = append(batches, batch)
+	}
+	return batches
 }
 
 // runnerInput is what a new runner of the pool starts with.

@@ -1,0 +1,60 @@
+package workflows
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/workflows/contract"
+)
+
+func TestStartBatchesKeepEachInputUnderTheLimit(t *testing.T) {
+	start := func(id string, inputBytes int) activities.WorkflowStart {
+		input, err := json.Marshal(strings.Repeat("x", inputBytes))
+		require.NoError(t, err)
+		return activities.WorkflowStart{ID: id, Type: "RunnerWorkflow", TaskQueue: "arcflow", Input: input}
+	}
+	var starts []activities.WorkflowStart
+	for _, id := range []string{"a", "b", "c", "d", "e"} {
+		starts = append(starts, start(id, 300))
+	}
+	starts = append(starts, start("huge", 5000), start("f", 300))
+	limit := 2*starts[0].Size() + 10
+
+	batches := startBatches(starts, limit)
+	var ids []string
+	for _, b := range batches {
+		size := 0
+		for _, s := range b {
+			size += s.Size()
+			ids = append(ids, s.ID)
+		}
+		require.True(t, size <= limit || len(b) == 1, "a batch over the limit holds one start alone")
+	}
+	require.Equal(t, []string{"a", "b", "c", "d", "e", "huge", "f"}, ids, "every start once, in order")
+	require.Len(t, batches, 5, "[a b] [c d] [e] [huge] [f]")
+	require.Len(t, startBatches(starts[:1], limit), 1)
+	require.Empty(t, startBatches(nil, limit))
+}
+
+// A decision of many runners starts them in several activities, each input
+// under maxStartBatchBytes, and every runner once.
+func TestAPoolStartsALargeDecisionInBatches(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(time.Second, func() {
+		require.Len(t, pt.created, 400)
+		require.Greater(t, len(pt.starts), 1, "one activity per batch")
+		names := map[string]bool{}
+		for _, c := range pt.created {
+			names[c.name] = true
+		}
+		require.Len(t, names, 400, "each runner started once")
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2})
+	})
+	pt.deleteAndDrain(time.Minute)
+	pt.run(spec(400, "h1", true))
+}
