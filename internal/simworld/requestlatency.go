@@ -16,13 +16,21 @@ type RequestLatency struct {
 // TemporalRequestLatency reads temporal_request_latency_seconds of one operation
 // (for example SignalWithStartWorkflowExecution), summed over its label sets.
 func TemporalRequestLatency(ctx context.Context, metricsURL, operation string) (RequestLatency, error) {
+	return HistogramOf(ctx, metricsURL, "temporal_request_latency_seconds", func(labels map[string]string) bool {
+		return labels["operation"] == operation
+	})
+}
+
+// HistogramOf reads the histogram family name from a process's /metrics, summed
+// over the label sets match accepts (nil: all). Zero when the process has none.
+func HistogramOf(ctx context.Context, metricsURL, name string, match func(labels map[string]string) bool) (RequestLatency, error) {
 	families, err := scrape(ctx, metricsURL)
 	if err != nil {
 		return RequestLatency{}, err
 	}
 	var out RequestLatency
-	for _, m := range families["temporal_request_latency_seconds"].GetMetric() {
-		if labelsOf(m)["operation"] != operation {
+	for _, m := range families[name].GetMetric() {
+		if match != nil && !match(labelsOf(m)) {
 			continue
 		}
 		buckets := m.GetHistogram().GetBucket()
@@ -30,7 +38,7 @@ func TemporalRequestLatency(ctx context.Context, metricsURL, operation string) (
 			out.Bounds, out.Counts = make([]float64, len(buckets)), make([]uint64, len(buckets))
 		}
 		if len(buckets) != len(out.Bounds) {
-			return RequestLatency{}, fmt.Errorf("%s: label sets with different buckets", operation)
+			return RequestLatency{}, fmt.Errorf("%s: label sets with different buckets", name)
 		}
 		for i, b := range buckets {
 			out.Bounds[i] = b.GetUpperBound()
@@ -38,6 +46,20 @@ func TemporalRequestLatency(ctx context.Context, metricsURL, operation string) (
 		}
 	}
 	return out, nil
+}
+
+// CounterSum sums the counter family name over its label sets in a process's
+// /metrics; zero when the process has none.
+func CounterSum(ctx context.Context, metricsURL, name string) (float64, error) {
+	families, err := scrape(ctx, metricsURL)
+	if err != nil {
+		return 0, err
+	}
+	var sum float64
+	for _, m := range families[name].GetMetric() {
+		sum += m.GetCounter().GetValue()
+	}
+	return sum, nil
 }
 
 // Minus is the histogram of what happened since base.
