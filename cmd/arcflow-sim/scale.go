@@ -26,6 +26,7 @@ type scaleOptions struct {
 	scaleDownDelay                 time.Duration
 	limits                         scaleLimits
 	histories, profile             bool
+	keepStepping                   bool
 	inMemory                       bool
 }
 
@@ -50,6 +51,7 @@ func runScale(ctx context.Context, args []string) error {
 	freeMiB := fs.Int64("min-free-memory", 1024, "stop stepping up once the machine's MemAvailable falls under this many MiB")
 	fs.BoolVar(&o.histories, "histories", true, "after the run, read every workflow history for Actions per step, the largest history and the busiest workflow's signals")
 	fs.BoolVar(&o.profile, "profile", true, "build the worker with -tags profiling and save a CPU profile of it for each step's window (worker-cpu-<rate>.pprof)")
+	fs.BoolVar(&o.keepStepping, "keep-stepping", false, "run every rate even after a step passed a limit (the stop column still says which limit), to see the whole curve on a noisy machine")
 	fs.BoolVar(&o.inMemory, "temporal-memory", false, "run the dev server in memory instead of on its SQLite file (a best case)")
 	_ = fs.Parse(args)
 	var err error
@@ -105,7 +107,7 @@ func scaleRun(ctx context.Context, s *session, o scaleOptions) ([]scaleRow, erro
 		row.stop = stopReason(row, o.limits, simworld.MemAvailable())
 		rows = append(rows, row)
 		fmt.Print(scaleTable(rows[len(rows)-1:]))
-		if row.stop != "" {
+		if row.stop != "" && !o.keepStepping {
 			break
 		}
 	}
@@ -180,7 +182,8 @@ func startScaleWorld(ctx context.Context, s *session, o scaleOptions, fleet simw
 func writeScaleResults(s *session, o scaleOptions, rows []scaleRow) error {
 	title := fmt.Sprintf("Scale run on the %s: 50 pools in %d namespaces, Poisson arrivals, log-normal jobs (median 2 min, p95 15 min) divided by %g", s.serverName(), o.namespaces, o.timeScale)
 	svg := filepath.Join(s.dir, "scale.svg")
-	if err := os.WriteFile(svg, []byte(scalePlot(title, scalePanels(rows))), 0o644); err != nil {
+	short := fmt.Sprintf("arcflow scale run: %s, job durations ÷ %g", s.serverName(), o.timeScale)
+	if err := os.WriteFile(svg, []byte(scalePlot(short, scalePanels(rows, o.limits.p99))), 0o644); err != nil {
 		return fmt.Errorf("write the plot: %w", err)
 	}
 	var b strings.Builder

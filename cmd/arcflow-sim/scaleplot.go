@@ -5,12 +5,15 @@ import (
 	"html"
 	"math"
 	"strings"
+	"time"
 )
 
 // plotSeries is one line of a panel: y at each x.
 type plotSeries struct {
 	name, color string
 	xs, ys      []float64
+	// dashed draws a reference line (a limit) rather than a measurement.
+	dashed bool
 }
 
 // plotPanel is one chart of the plot, sharing the x axis with the others.
@@ -120,8 +123,15 @@ func drawPanel(b *strings.Builder, p plotPanel, top float64) {
 		for j := range min(len(s.xs), len(s.ys)) {
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", plotX(s.xs[j], lo, hi), plotY(s.ys[j], yMax, top)))
 		}
-		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"><title>%s</title></polyline>`+"\n", s.color, strings.Join(pts, " "), html.EscapeString(s.name))
+		dash := ""
+		if s.dashed {
+			dash = ` stroke-dasharray="6 4"`
+		}
+		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2"%s points="%s"><title>%s</title></polyline>`+"\n", s.color, dash, strings.Join(pts, " "), html.EscapeString(s.name))
 		for _, pt := range pts {
+			if s.dashed {
+				break
+			}
 			x, y, _ := strings.Cut(pt, ",")
 			fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="%.0f" fill="%s"/>`+"\n", x, y, plotMarkerRadius, s.color)
 		}
@@ -133,7 +143,7 @@ func drawPanel(b *strings.Builder, p plotPanel, top float64) {
 }
 
 // scalePanels are the scale run's plot: latency p99 and CPU against the rate.
-func scalePanels(rows []scaleRow) []plotPanel {
+func scalePanels(rows []scaleRow, limit time.Duration) []plotPanel {
 	var xs []float64
 	col := func(f func(scaleRow) float64) []float64 {
 		var out []float64
@@ -147,17 +157,18 @@ func scalePanels(rows []scaleRow) []plotPanel {
 	}
 	return []plotPanel{
 		{title: "p99 latency against the rate", unit: "s", series: []plotSeries{
-			{"queued → started", "#d62728", xs, col(func(r scaleRow) float64 { return r.toStarted.P99.Seconds() })},
-			{"queued → pod Running", "#1f77b4", xs, col(func(r scaleRow) float64 { return r.toRunning.P99.Seconds() })},
-			{"webhook answer", "#2ca02c", xs, col(func(r scaleRow) float64 { return r.webhookP99.Seconds() })},
+			{"queued → started", "#d62728", xs, col(func(r scaleRow) float64 { return r.toStarted.P99.Seconds() }), false},
+			{"queued → pod Running", "#1f77b4", xs, col(func(r scaleRow) float64 { return r.toRunning.P99.Seconds() }), false},
+			{"webhook answer", "#2ca02c", xs, col(func(r scaleRow) float64 { return r.webhookP99.Seconds() }), false},
+			{fmt.Sprintf("limit (%v)", limit), "#7f7f7f", xs, col(func(scaleRow) float64 { return limit.Seconds() }), true},
 		}},
 		{title: "CPU against the rate", unit: "cores", series: []plotSeries{
-			{"machine (all)", "#7f7f7f", xs, col(func(r scaleRow) float64 { return r.host })},
-			{"arcflow worker", "#d62728", xs, col(func(r scaleRow) float64 { return r.worker })},
-			{"Temporal server", "#9467bd", xs, col(func(r scaleRow) float64 { return r.temporal + r.postgres })},
-			{"kube-apiserver + etcd", "#1f77b4", xs, col(func(r scaleRow) float64 { return r.apiserver + r.etcd })},
-			{"simulator", "#ff7f0e", xs, col(func(r scaleRow) float64 { return r.sim })},
-			{"arcflow-webhook", "#2ca02c", xs, col(func(r scaleRow) float64 { return r.webhook })},
+			{"machine (all)", "#7f7f7f", xs, col(func(r scaleRow) float64 { return r.host }), false},
+			{"arcflow worker", "#d62728", xs, col(func(r scaleRow) float64 { return r.worker }), false},
+			{"Temporal server", "#9467bd", xs, col(func(r scaleRow) float64 { return r.temporal + r.postgres }), false},
+			{"kube-apiserver + etcd", "#1f77b4", xs, col(func(r scaleRow) float64 { return r.apiserver + r.etcd }), false},
+			{"simulator", "#ff7f0e", xs, col(func(r scaleRow) float64 { return r.sim }), false},
+			{"arcflow-webhook", "#2ca02c", xs, col(func(r scaleRow) float64 { return r.webhook }), false},
 		}},
 	}
 }

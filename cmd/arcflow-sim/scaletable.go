@@ -27,7 +27,7 @@ func (r scaleRow) line() string {
 	if r.liveWorkflowsErr != nil {
 		workflows = "not measured (count failed)"
 	}
-	actions, largest, busiest := "not read (--histories=false)", "not read", "not read"
+	actions, largest, busiest := "from the histories, after the run", "after the run", "after the run"
 	if h := r.history; h != nil {
 		total := h.Actions.Plus(r.clientActions).Total()
 		actions = fmt.Sprintf("%.1f; %.1f", float64(total)/secs, float64(total)/float64(max(r.jobs, 1)))
