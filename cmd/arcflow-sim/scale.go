@@ -91,13 +91,12 @@ func scaleRun(ctx context.Context, s *session, o scaleOptions) ([]scaleRow, erro
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	go arrivals.Run(runCtx)
-	peak := newPeakRunners(runCtx, w)
 
 	var rows []scaleRow
 	for _, rate := range o.rates {
 		step(fmt.Sprintf("scale: %g jobs/s (%v warm-up, %v measured)", rate, o.warmup, o.measure))
 		arrivals.SetRate(rate)
-		row, err := scaleStep(ctx, s, w, o, rate, peak)
+		row, err := scaleStep(ctx, s, w, o, rate)
 		if err != nil {
 			row.stop = "error: " + err.Error()
 			rows = append(rows, row)

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/arcflow/arcflow/internal/simworld"
@@ -15,7 +14,7 @@ import (
 
 // scaleStep runs one step at the rate already set: warm-up, the measured
 // window, then the grace period before the window's jobs are read.
-func scaleStep(ctx context.Context, s *session, w *simworld.World, o scaleOptions, rate float64, peak *peakRunners) (scaleRow, error) {
+func scaleStep(ctx context.Context, s *session, w *simworld.World, o scaleOptions, rate float64) (scaleRow, error) {
 	row := scaleRow{rate: rate}
 	if err := sleepCtx(ctx, o.warmup); err != nil {
 		return row, err
@@ -27,6 +26,7 @@ func scaleStep(ctx context.Context, s *session, w *simworld.World, o scaleOption
 	if err != nil {
 		return row, err
 	}
+	stopPeak := simworld.TrackPeak(ctx, time.Second, w.Runners.LivePods)
 	profiled := make(chan error, 1)
 	if s.profilingAddr != "" {
 		go func() {
@@ -38,6 +38,7 @@ func scaleStep(ctx context.Context, s *session, w *simworld.World, o scaleOption
 	if err := sleepCtx(ctx, o.measure); err != nil {
 		return row, err
 	}
+	peak := stopPeak()
 	b, err := takeScaleSnap(ctx, s, w)
 	if err != nil {
 		return row, err
@@ -50,7 +51,7 @@ func scaleStep(ctx context.Context, s *session, w *simworld.World, o scaleOption
 	}
 	readAt := time.Now()
 	row = newScaleRow(rate, a, b, w.GitHub.Jobs(), w.Runners.PodTimes(), w.Sender.Stats().Latencies, readAt)
-	row.peakRunners = peak.in(row.window)
+	row.peakRunners = peak
 	return row, nil
 }
 
@@ -89,51 +90,6 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// peakRunners samples the live runner pods every second, so a step can say
-// how many there were at most in its window.
-type peakRunners struct {
-	mu      sync.Mutex
-	samples []runnerSample
-}
-
-type runnerSample struct {
-	at   time.Time
-	pods int
-}
-
-func newPeakRunners(ctx context.Context, w *simworld.World) *peakRunners {
-	p := &peakRunners{}
-	go func() {
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case now := <-tick.C:
-				n := w.Runners.LivePods()
-				p.mu.Lock()
-				p.samples = append(p.samples, runnerSample{now, n})
-				p.mu.Unlock()
-			}
-		}
-	}()
-	return p
-}
-
-// in is the most live runner pods sampled within win.
-func (p *peakRunners) in(win simworld.Window) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	peak := 0
-	for _, s := range p.samples {
-		if !s.at.Before(win.From) && !s.at.After(win.To) {
-			peak = max(peak, s.pods)
-		}
-	}
-	return peak
 }
 
 // scaleConditions says under what conditions the table was measured.

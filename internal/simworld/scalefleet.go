@@ -170,17 +170,7 @@ func (f ScaleFleet) poolManifest(p FleetPool) string {
 	if p.Label == "shared" {
 		hra = annotate(hra, "HorizontalRunnerAutoscaler", p.Name, v1alpha1.PriorityAnnotation, fmt.Sprint(p.Priority))
 	}
-	return fmt.Sprintf(`apiVersion: actions.summerwind.dev/v1alpha1
-kind: RunnerDeployment
-metadata:
-  name: %[1]s
-spec:
-  replicas: 0
-  template:
-    spec:
-      repository: %[2]s
-      labels: [linux, %[3]s]
-`, p.Name, f.Repository(), p.Label) + "---\n" + hra
+	return RepoRunnerDeployment(p.Name, f.Repository(), p.Label) + "---\n" + hra
 }
 
 // PoolsIn lists the names of the HRAs of namespace ns, sorted.
