@@ -102,3 +102,21 @@ func TestScaleRowReadsTheWindowsJobs(t *testing.T) {
 		t.Errorf("GitHub calls per job %v, kube req/s %v, worker cores %v; want 2, 2, 0.5", r.githubPerJob, r.kubeRPS, r.worker)
 	}
 }
+
+func TestSlowestLabelsNamesThePoolsOfTheSlowestJobs(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
+	var jobs []fake.JobInfo
+	for i := range 200 {
+		label, wait := "rd-10", time.Second
+		if i < 3 {
+			label, wait = "rd-00", time.Minute
+		}
+		jobs = append(jobs, fake.JobInfo{ID: int64(i), Labels: []string{"self-hosted", "linux", label}, CreatedAt: t0, StartedAt: t0.Add(wait)})
+	}
+	jobs = append(jobs, fake.JobInfo{ID: 999, Labels: []string{"self-hosted", "linux", "shared"}, CreatedAt: t0})
+	// 201 jobs: the slowest 1 % is 3 (rounded up): the unstarted one, waiting
+	// 2 minutes when read, and two of the minute-long rd-00 ones.
+	if got, want := slowestLabels(jobs, t0.Add(2*time.Minute), 0.01), "rd-00 ×2, shared ×1"; got != want {
+		t.Errorf("slowest %q, want %q", got, want)
+	}
+}

@@ -2,6 +2,11 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/arcflow/arcflow/github/fake"
@@ -37,6 +42,13 @@ type scaleRow struct {
 	// Bucket bounds of the SDK's p99 task latencies in the worker.
 	workflowTaskWaitP99, activityTaskWaitP99, workflowTaskRunP99 time.Duration
 	clientActions                                                simworld.Actions
+	// The Temporal server's persistence calls per second and their mean
+	// latency, its requests' mean latency, and its store's writes per job.
+	persistenceRate              float64
+	persistenceMean, requestMean time.Duration
+	storeWritesPerJob            float64 // bytes
+	// slowest counts the label sets of the slowest 1 % of the window's jobs.
+	slowest string
 	// history is filled from the workflow histories after the run.
 	history *simworld.WindowStats
 	// stop says why the run stopped after this step ("" if it did not).
@@ -63,6 +75,10 @@ func newScaleRow(rate float64, a, b scaleSnap, jobs []fake.JobInfo, pods []sim.P
 		workflowTaskRunP99:  b.workflowTaskRun.Minus(a.workflowTaskRun).AtMost(0.99),
 		clientActions:       b.clientActions.Since(a.clientActions),
 	}
+	p, q := b.persistence.Minus(a.persistence), b.requests.Minus(a.requests)
+	r.persistenceRate = p.Count / wall.Seconds()
+	r.persistenceMean = time.Duration(p.Mean() * float64(time.Second))
+	r.requestMean = time.Duration(q.Mean() * float64(time.Second))
 	if b.answers > a.answers && b.answers <= len(answers) {
 		r.answers = b.answers - a.answers
 		r.webhookP99 = simworld.PercentilesOf(answers[a.answers:b.answers]).P99
@@ -72,11 +88,13 @@ func newScaleRow(rate float64, a, b scaleSnap, jobs []fake.JobInfo, pods []sim.P
 		ready[p.Name] = p.Ready
 	}
 	var waits, toRunning []time.Duration
+	var windowJobs []fake.JobInfo
 	for _, j := range jobs {
 		if j.CreatedAt.Before(a.at) || !j.CreatedAt.Before(b.at) {
 			continue
 		}
 		r.jobs++
+		windowJobs = append(windowJobs, j)
 		if j.StartedAt.IsZero() {
 			r.unstarted++
 			waits = append(waits, readAt.Sub(j.CreatedAt))
@@ -90,7 +108,9 @@ func newScaleRow(rate float64, a, b scaleSnap, jobs []fake.JobInfo, pods []sim.P
 	r.toStarted, r.toRunning = simworld.PercentilesOf(waits), simworld.PercentilesOf(toRunning)
 	if r.jobs > 0 {
 		r.githubPerJob = float64(b.githubCalls-a.githubCalls) / float64(r.jobs)
+		r.storeWritesPerJob = float64(b.storeWrites-a.storeWrites) / float64(r.jobs)
 	}
+	r.slowest = slowestLabels(windowJobs, readAt, 0.01)
 	return r
 }
 
@@ -115,4 +135,37 @@ func stopReason(r scaleRow, l scaleLimits, freeMemory int64) string {
 		return fmt.Sprintf("free memory %s < %s", mib(freeMemory), mib(l.minFreeMemory))
 	}
 	return ""
+}
+
+// slowestLabels names the label sets (the last label, the pool's) of the
+// slowest share of jobs by queued -> started (a job not started counts its
+// wait until readAt), most frequent first: whether one pool or all wait.
+func slowestLabels(jobs []fake.JobInfo, readAt time.Time, share float64) string {
+	wait := func(j fake.JobInfo) time.Duration {
+		if j.StartedAt.IsZero() {
+			return readAt.Sub(j.CreatedAt)
+		}
+		return j.StartedAt.Sub(j.CreatedAt)
+	}
+	sorted := slices.Clone(jobs)
+	sort.SliceStable(sorted, func(i, k int) bool { return wait(sorted[i]) > wait(sorted[k]) })
+	n := max(1, int(math.Ceil(share*float64(len(sorted)))))
+	counts := map[string]int{}
+	for _, j := range sorted[:min(n, len(sorted))] {
+		if len(j.Labels) > 0 {
+			counts[j.Labels[len(j.Labels)-1]]++
+		}
+	}
+	names := slices.Collect(maps.Keys(counts))
+	sort.Slice(names, func(i, k int) bool {
+		if counts[names[i]] != counts[names[k]] {
+			return counts[names[i]] > counts[names[k]]
+		}
+		return names[i] < names[k]
+	})
+	var parts []string
+	for _, name := range names {
+		parts = append(parts, fmt.Sprintf("%s ×%d", name, counts[name]))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/arcflow/arcflow/internal/simworld"
@@ -27,6 +28,11 @@ type scaleSnap struct {
 	liveRunners                int
 	liveWorkflows              int64
 	liveWorkflowsErr           error
+	// persistence and requests are the Temporal server's own latencies
+	// (persistence_latency, and service_latency without long polls);
+	// storeWrites the bytes its store (or PostgreSQL) wrote.
+	persistence, requests simworld.HistogramTotals
+	storeWrites           int64
 }
 
 // kubeRequestsMetric counts an arcflow process's own Kubernetes API requests,
@@ -73,10 +79,26 @@ func takeScaleSnap(ctx context.Context, s *session, w *simworld.World) (scaleSna
 	if snap.clientActions, err = simworld.ClientActions(ctx, slices.Concat(w.WorkerMetricsURLs, w.WebhookMetricsURLs)...); err != nil {
 		return snap, err
 	}
+	if url := s.stack.TemporalMetricsURL; url != "" {
+		if snap.persistence, err = simworld.HistogramTotalsOf(ctx, url, "persistence_latency", nil); err != nil {
+			return snap, err
+		}
+		if snap.requests, err = simworld.HistogramTotalsOf(ctx, url, "service_latency", notLongPoll); err != nil {
+			return snap, err
+		}
+	}
+	snap.storeWrites = simworld.WriteBytes(s.stack.PID("temporal")) + simworld.WriteBytes(s.stack.PID("temporal-server")) + simworld.WriteBytes(s.stack.PID("postgres"))
 	// A count is one more request to the server under load; a failure leaves the
 	// column unmeasured rather than the step failed.
 	snap.liveWorkflows, snap.liveWorkflowsErr = countRunningWorkflows(ctx, s)
 	return snap, nil
+}
+
+// notLongPoll leaves out the server's long polls (a poll waits up to a minute
+// for a task by design), so the mean is of requests that do work.
+func notLongPoll(labels map[string]string) bool {
+	op := labels["operation"]
+	return !strings.HasPrefix(op, "Poll") && op != "GetTaskQueueUserData" && op != "ListNexusEndpoints"
 }
 
 // countRunningWorkflows counts every running workflow in the Temporal

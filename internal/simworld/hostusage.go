@@ -1,6 +1,7 @@
 package simworld
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -55,4 +56,19 @@ func MemAvailable() int64 {
 func SelfCPU() time.Duration {
 	own, _ := procCPU(os.Getpid())
 	return own
+}
+
+// WriteBytes is what pid and its live descendants have caused to be written
+// to storage (write_bytes of /proc/<pid>/io): the Temporal server's store, or
+// PostgreSQL's. Zero if pid is 0 or gone.
+func WriteBytes(pid int) int64 {
+	if pid <= 0 {
+		return 0
+	}
+	var total int64
+	for _, p := range append([]int{pid}, descendants(pid)...) {
+		// procFileKB parses "key: n" lines; /proc/<pid>/io has no unit, so n is bytes.
+		total += procFileKB(fmt.Sprintf("/proc/%d/io", p), "write_bytes:")
+	}
+	return total
 }

@@ -96,3 +96,36 @@ func (r RequestLatency) AtMost(q float64) time.Duration {
 	}
 	return time.Duration(r.Bounds[len(r.Bounds)-1] * float64(time.Second))
 }
+
+// HistogramTotals are a histogram's sample count and sum, summed over label sets.
+type HistogramTotals struct{ Count, Sum float64 }
+
+// Minus is what was observed since base.
+func (h HistogramTotals) Minus(base HistogramTotals) HistogramTotals {
+	return HistogramTotals{Count: h.Count - base.Count, Sum: h.Sum - base.Sum}
+}
+
+// Mean is the mean observation, zero when there was none.
+func (h HistogramTotals) Mean() float64 {
+	if h.Count <= 0 {
+		return 0
+	}
+	return h.Sum / h.Count
+}
+
+// HistogramTotalsOf reads the count and sum of the histogram family name from
+// a process's /metrics over the label sets match accepts (nil: all).
+func HistogramTotalsOf(ctx context.Context, metricsURL, name string, match func(labels map[string]string) bool) (HistogramTotals, error) {
+	families, err := scrape(ctx, metricsURL)
+	if err != nil {
+		return HistogramTotals{}, err
+	}
+	var out HistogramTotals
+	for _, m := range families[name].GetMetric() {
+		if match == nil || match(labelsOf(m)) {
+			out.Count += float64(m.GetHistogram().GetSampleCount())
+			out.Sum += m.GetHistogram().GetSampleSum()
+		}
+	}
+	return out, nil
+}
