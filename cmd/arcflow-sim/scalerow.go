@@ -40,7 +40,7 @@ type scaleRow struct {
 	kubeRPS               float64
 	githubPerJob          float64
 	// Bucket bounds of the SDK's p99 task latencies in the worker.
-	workflowTaskWaitP99, activityTaskWaitP99, workflowTaskRunP99 time.Duration
+	workflowTaskWaitP99, activityTaskWaitP99, workflowTaskRunP99 string
 	clientActions                                                simworld.Actions
 	// The Temporal server's persistence calls per second and their mean
 	// latency, its requests' mean latency, and its store's writes per job.
@@ -70,9 +70,9 @@ func newScaleRow(rate float64, a, b scaleSnap, jobs []fake.JobInfo, pods []sim.P
 		kubeRPS:  (b.kubeRequests - a.kubeRequests) / wall.Seconds(),
 		rejected: b.rejected - a.rejected, failed: b.failed - a.failed,
 		liveRunners: b.liveRunners, liveWorkflows: b.liveWorkflows, liveWorkflowsErr: b.liveWorkflowsErr,
-		workflowTaskWaitP99: b.workflowTask.Minus(a.workflowTask).AtMost(0.99),
-		activityTaskWaitP99: b.activityTask.Minus(a.activityTask).AtMost(0.99),
-		workflowTaskRunP99:  b.workflowTaskRun.Minus(a.workflowTaskRun).AtMost(0.99),
+		workflowTaskWaitP99: b.workflowTask.Minus(a.workflowTask).Bound(0.99),
+		activityTaskWaitP99: b.activityTask.Minus(a.activityTask).Bound(0.99),
+		workflowTaskRunP99:  b.workflowTaskRun.Minus(a.workflowTaskRun).Bound(0.99),
 		clientActions:       b.clientActions.Since(a.clientActions),
 	}
 	p, q := b.persistence.Minus(a.persistence), b.requests.Minus(a.requests)

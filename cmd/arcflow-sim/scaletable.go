@@ -42,7 +42,7 @@ func (r scaleRow) line() string {
 	if stop == "" {
 		stop = "-"
 	}
-	return fmt.Sprintf("| %g | %d (%d) | %s | %s | %s | %d (%d) | %s | %s | %.2f / %.2f / %.2f / %.2f / %.2f / %.2f / %.2f / %.2f | %s / %s / %s | %.1f | %.3f | %s | %s | ≤ %v / ≤ %v / ≤ %v | %.0f/s, %v; %v | %s | %s | %s |\n",
+	return fmt.Sprintf("| %g | %d (%d) | %s | %s | %s | %d (%d) | %s | %s | %.2f / %.2f / %.2f / %.2f / %.2f / %.2f / %.2f / %.2f | %s / %s / %s | %.1f | %.3f | %s | %s | %s / %s / %s | %.0f/s, %v; %v | %s | %s | %s |\n",
 		r.rate, r.jobs, r.unstarted, p50p99(r.toRunning), p50p99(r.toStarted), webhook, r.liveRunners, r.peakRunners, workflows, actions,
 		r.worker, r.webhook, r.temporal, r.apiserver, r.etcd, r.kwok, r.sim, r.host,
 		mib(r.workerRSS), mib(r.webhookRSS), mib(r.temporalRSS), r.kubeRPS, r.githubPerJob, largest, busiest,

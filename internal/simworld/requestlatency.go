@@ -3,6 +3,7 @@ package simworld
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -128,4 +129,35 @@ func HistogramTotalsOf(ctx context.Context, metricsURL, name string, match func(
 		}
 	}
 	return out, nil
+}
+
+// Bound says where the q-quantile lies as text: "≤ <bucket bound>", or
+// "> <largest finite bound>" when it is in the +Inf bucket; "n/a" when nothing
+// was counted.
+func (r RequestLatency) Bound(q float64) string {
+	d := r.AtMost(q)
+	switch {
+	case r.Calls() == 0:
+		return "n/a"
+	case d < 0 || math.IsInf(r.boundOf(q), 1):
+		finite := 0.0
+		for _, b := range r.Bounds {
+			if !math.IsInf(b, 1) {
+				finite = b
+			}
+		}
+		return "> " + time.Duration(finite*float64(time.Second)).String()
+	}
+	return "≤ " + d.String()
+}
+
+// boundOf is the upper bound, in seconds, of the bucket holding the q-quantile.
+func (r RequestLatency) boundOf(q float64) float64 {
+	total := r.Calls()
+	for i, c := range r.Counts {
+		if float64(c) >= q*float64(total) {
+			return r.Bounds[i]
+		}
+	}
+	return r.Bounds[len(r.Bounds)-1]
 }
