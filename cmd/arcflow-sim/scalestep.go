@@ -22,7 +22,7 @@ func scaleStep(ctx context.Context, s *session, w *simworld.World, o scaleOption
 	if !w.Worker.Running() || !w.Webhook.Running() {
 		return row, fmt.Errorf("a process exited (worker running %v, webhook running %v; see %s)", w.Worker.Running(), w.Webhook.Running(), filepath.Dir(w.Worker.LogPath()))
 	}
-	a, err := takeScaleSnap(ctx, s, w)
+	a, err := snapWithRetry(ctx, s, w)
 	if err != nil {
 		return row, err
 	}
@@ -39,7 +39,7 @@ func scaleStep(ctx context.Context, s *session, w *simworld.World, o scaleOption
 		return row, err
 	}
 	peak := stopPeak()
-	b, err := takeScaleSnap(ctx, s, w)
+	b, err := snapWithRetry(ctx, s, w)
 	if err != nil {
 		return row, err
 	}
@@ -53,6 +53,22 @@ func scaleStep(ctx context.Context, s *session, w *simworld.World, o scaleOption
 	row = newScaleRow(rate, a, b, w.GitHub.Jobs(), w.Runners.PodTimes(), w.Sender.Stats().Latencies, readAt)
 	row.peakRunners = peak
 	return row, nil
+}
+
+// snapWithRetry takes a snapshot, trying three times 2 s apart: an
+// overloaded process may cut one /metrics answer short (seen at 20 jobs/s).
+func snapWithRetry(ctx context.Context, s *session, w *simworld.World) (scaleSnap, error) {
+	var err error
+	for range 3 {
+		var snap scaleSnap
+		if snap, err = takeScaleSnap(ctx, s, w); err == nil {
+			return snap, nil
+		}
+		if err := sleepCtx(ctx, 2*time.Second); err != nil {
+			return snap, err
+		}
+	}
+	return scaleSnap{}, err
 }
 
 // saveProfile records the worker's CPU profile for d into path.
