@@ -120,3 +120,22 @@ func TestSlowestLabelsNamesThePoolsOfTheSlowestJobs(t *testing.T) {
 		t.Errorf("slowest %q, want %q", got, want)
 	}
 }
+
+// A step that failed before its window has no figures: its row says so with
+// as many cells as the header, and the plot leaves it out instead of drawing
+// zeros.
+func TestAStepThatFailedIsNeitherZerosInTheTableNorInThePlot(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
+	ok := scaleRow{rate: 1, window: simworld.Window{From: t0, To: t0.Add(time.Minute)}, toStarted: simworld.Percentiles{N: 1, P99: time.Second}}
+	failed := scaleRow{rate: 2, stop: "error: scrape"}
+	table := scaleTable([]scaleRow{ok, failed})
+	lines := strings.Split(strings.TrimSpace(table), "\n")
+	header := strings.Count(lines[0], "|")
+	if got := strings.Count(lines[3], "|"); got != header || !strings.Contains(lines[3], "not measured") {
+		t.Errorf("failed row %q: %d cells' bars, header %d", lines[3], got, header)
+	}
+	panels := scalePanels([]scaleRow{ok, failed}, 5*time.Second)
+	if xs := panels[0].series[0].xs; len(xs) != 1 || xs[0] != 1 {
+		t.Errorf("plotted rates %v, want [1]", xs)
+	}
+}

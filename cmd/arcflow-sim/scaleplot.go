@@ -143,7 +143,13 @@ func drawPanel(b *strings.Builder, p plotPanel, top float64) {
 }
 
 // scalePanels are the scale run's plot: latency p99 and CPU against the rate.
-func scalePanels(rows []scaleRow, limit time.Duration) []plotPanel {
+func scalePanels(all []scaleRow, limit time.Duration) []plotPanel {
+	var rows []scaleRow
+	for _, r := range all {
+		if r.measured() {
+			rows = append(rows, r)
+		}
+	}
 	var xs []float64
 	col := func(f func(scaleRow) float64) []float64 {
 		var out []float64

@@ -114,6 +114,9 @@ func newScaleRow(rate float64, a, b scaleSnap, jobs []fake.JobInfo, pods []sim.P
 	return r
 }
 
+// measured: the step got as far as its window's two snapshots.
+func (r scaleRow) measured() bool { return !r.window.From.IsZero() }
+
 // scaleLimits are when a scale run stops stepping up.
 type scaleLimits struct {
 	// p99 bounds queued -> started p99.

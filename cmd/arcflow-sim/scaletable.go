@@ -22,6 +22,9 @@ func scaleTable(rows []scaleRow) string {
 }
 
 func (r scaleRow) line() string {
+	if !r.measured() {
+		return fmt.Sprintf("| %g | not measured |%s %s |\n", r.rate, strings.Repeat(" |", 16), r.stop)
+	}
 	secs := r.window.Seconds()
 	workflows := fmt.Sprint(r.liveWorkflows)
 	if r.liveWorkflowsErr != nil {
