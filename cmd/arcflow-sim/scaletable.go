@@ -13,7 +13,7 @@ import (
 // so instead of showing a number.
 func scaleTable(rows []scaleRow) string {
 	var b strings.Builder
-	b.WriteString("| jobs/s | jobs in window (not started when read) | queued → pod Running p50 / p99 | queued → started p50 / p99 | webhook answer p99 | live runners end (peak) | live workflows | Temporal actions/s; per job | CPU cores: worker / webhook / Temporal / kube-apiserver / etcd / kwok / simulator / machine | RSS worker / webhook / Temporal peak | kube API req/s from arcflow | GitHub calls per job | largest history (workflow) | busiest workflow: signals/s | worker p99: workflow task wait / activity task wait / workflow task run | Temporal server: persistence calls/s, mean; request mean | store writes per job | slowest 1 % of jobs by label set | stop |\n")
+	b.WriteString("| jobs/s | jobs in window (not started when read) | queued → pod Running p50 / p99 | queued → started p50 / p99 | webhook answer p99 | live runners end (peak) | live workflows | Temporal actions/s; per job | CPU cores: worker / webhook / Temporal server (+ PostgreSQL) / kube-apiserver / etcd / kwok / simulator / machine | RSS worker / webhook / Temporal peak | kube API req/s from arcflow | GitHub calls per job | largest history (workflow) | busiest workflow: signals/s | worker p99: workflow task wait / activity task wait / workflow task run | Temporal server: persistence calls/s, mean; request mean | store writes per job | slowest 1 % of jobs by label set | stop |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		b.WriteString(r.line())
@@ -41,13 +41,17 @@ func (r scaleRow) line() string {
 	if r.answers > 0 {
 		webhook = fmt.Sprintf("%v (%d answers)", round1ms(r.webhookP99), r.answers)
 	}
+	temporal := fmt.Sprintf("%.2f", r.temporal)
+	if r.postgres > 0 {
+		temporal = fmt.Sprintf("%.2f + %.2f", r.temporal, r.postgres)
+	}
 	stop := r.stop
 	if stop == "" {
 		stop = "-"
 	}
-	return fmt.Sprintf("| %g | %d (%d) | %s | %s | %s | %d (%d) | %s | %s | %.2f / %.2f / %.2f / %.2f / %.2f / %.2f / %.2f / %.2f | %s / %s / %s | %.1f | %.3f | %s | %s | %s / %s / %s | %.0f/s, %v; %v | %s | %s | %s |\n",
+	return fmt.Sprintf("| %g | %d (%d) | %s | %s | %s | %d (%d) | %s | %s | %.2f / %.2f / %s / %.2f / %.2f / %.2f / %.2f / %.2f | %s / %s / %s | %.1f | %.3f | %s | %s | %s / %s / %s | %.0f/s, %v; %v | %s | %s | %s |\n",
 		r.rate, r.jobs, r.unstarted, p50p99(r.toRunning), p50p99(r.toStarted), webhook, r.liveRunners, r.peakRunners, workflows, actions,
-		r.worker, r.webhook, r.temporal, r.apiserver, r.etcd, r.kwok, r.sim, r.host,
+		r.worker, r.webhook, temporal, r.apiserver, r.etcd, r.kwok, r.sim, r.host,
 		mib(r.workerRSS), mib(r.webhookRSS), mib(r.temporalRSS), r.kubeRPS, r.githubPerJob, largest, busiest,
 		r.workflowTaskWaitP99, r.activityTaskWaitP99, r.workflowTaskRunP99,
 		r.persistenceRate, round1ms(r.persistenceMean), round1ms(r.requestMean), kib(r.storeWritesPerJob), r.slowest, stop)
