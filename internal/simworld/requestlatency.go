@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
 )
 
 // RequestLatency is one Temporal client operation's latency histogram from a
@@ -25,16 +27,13 @@ func TemporalRequestLatency(ctx context.Context, metricsURL, operation string) (
 // HistogramOf reads the histogram family name from a process's /metrics, summed
 // over the label sets match accepts (nil: all). Zero when the process has none.
 func HistogramOf(ctx context.Context, metricsURL, name string, match func(labels map[string]string) bool) (RequestLatency, error) {
-	families, err := scrape(ctx, metricsURL)
+	histograms, err := histogramsOf(ctx, metricsURL, name, match)
 	if err != nil {
 		return RequestLatency{}, err
 	}
 	var out RequestLatency
-	for _, m := range families[name].GetMetric() {
-		if match != nil && !match(labelsOf(m)) {
-			continue
-		}
-		buckets := m.GetHistogram().GetBucket()
+	for _, h := range histograms {
+		buckets := h.GetBucket()
 		if out.Bounds == nil {
 			out.Bounds, out.Counts = make([]float64, len(buckets)), make([]uint64, len(buckets))
 		}
@@ -44,6 +43,22 @@ func HistogramOf(ctx context.Context, metricsURL, name string, match func(labels
 		for i, b := range buckets {
 			out.Bounds[i] = b.GetUpperBound()
 			out.Counts[i] += b.GetCumulativeCount()
+		}
+	}
+	return out, nil
+}
+
+// histogramsOf scrapes a process's /metrics and keeps the histograms of
+// family name whose label sets match accepts (nil: all).
+func histogramsOf(ctx context.Context, metricsURL, name string, match func(labels map[string]string) bool) ([]*dto.Histogram, error) {
+	families, err := scrape(ctx, metricsURL)
+	if err != nil {
+		return nil, err
+	}
+	var out []*dto.Histogram
+	for _, m := range families[name].GetMetric() {
+		if match == nil || match(labelsOf(m)) {
+			out = append(out, m.GetHistogram())
 		}
 	}
 	return out, nil
@@ -117,18 +132,13 @@ func (h HistogramTotals) Mean() float64 {
 // HistogramTotalsOf reads the count and sum of the histogram family name from
 // a process's /metrics over the label sets match accepts (nil: all).
 func HistogramTotalsOf(ctx context.Context, metricsURL, name string, match func(labels map[string]string) bool) (HistogramTotals, error) {
-	families, err := scrape(ctx, metricsURL)
-	if err != nil {
-		return HistogramTotals{}, err
-	}
+	histograms, err := histogramsOf(ctx, metricsURL, name, match)
 	var out HistogramTotals
-	for _, m := range families[name].GetMetric() {
-		if match == nil || match(labelsOf(m)) {
-			out.Count += float64(m.GetHistogram().GetSampleCount())
-			out.Sum += m.GetHistogram().GetSampleSum()
-		}
+	for _, h := range histograms {
+		out.Count += float64(h.GetSampleCount())
+		out.Sum += h.GetSampleSum()
 	}
-	return out, nil
+	return out, err
 }
 
 // Bound says where the q-quantile lies as text: "≤ <bucket bound>", or
