@@ -79,6 +79,10 @@ demo: tools ## Run arcflow end to end on the simulator; Ctrl-C stops everything 
 bench: tools ## Benchmark tables per workload size beside ARC's measured figures (results in .bench/results.md).
 	@bash scripts/bench.sh $(BENCH_FLAGS)
 
+.PHONY: scale
+scale: tools ## 50 pools under a job rate that steps up until jobs wait: table and plot of latency and CPU against the rate (results in .scale/).
+	go run ./cmd/arcflow-sim scale $(SCALE_FLAGS)
+
 .PHONY: chaos
 chaos: tools ## The workload while the worker and webhook are SIGKILLed; asserts no job lost (results in .chaos/results.md).
 	go run ./cmd/arcflow-sim chaos $(CHAOS_FLAGS)

@@ -4,6 +4,7 @@
 //	arcflow-sim demo    a short workload with a live progress line (make demo)
 //	arcflow-sim bench   latency, cost and memory tables per workload size (make bench)
 //	arcflow-sim chaos   the workload while the worker and webhook are killed (make chaos)
+//	arcflow-sim scale   50 pools under a rising Poisson rate until jobs wait (make scale)
 package main
 
 import (
@@ -20,6 +21,7 @@ commands:
   demo    start everything, apply deploy/examples, run a short workload, stay up until Ctrl-C
   bench   benchmark tables per workload size, beside ARC's measured figures
   chaos   the workload while the worker and the webhook are killed with SIGKILL
+  scale   50 pools in 5 namespaces under a rising job rate, until jobs wait; a table and a plot
 
 ` + "`arcflow-sim <command> --help`" + ` lists a command's flags.`
 
@@ -38,6 +40,8 @@ func main() {
 		err = runBench(ctx, os.Args[2:])
 	case "chaos":
 		err = runChaos(ctx, os.Args[2:])
+	case "scale":
+		err = runScale(ctx, os.Args[2:])
 	default:
 		fmt.Fprintf(os.Stderr, "arcflow-sim: unknown command %q\n\n%s\n", os.Args[1], usage)
 		os.Exit(2)

@@ -29,6 +29,8 @@ type session struct {
 	temporalServer string
 	// inMemory: a dev server that keeps nothing across a restart.
 	inMemory bool
+	// profilingAddr is where the first worker serves /debug/pprof/, if it does.
+	profilingAddr string
 }
 
 // sessionOptions choose the Temporal a session runs.
@@ -38,6 +40,9 @@ type sessionOptions struct {
 	// inMemory keeps the dev server's state in memory rather than in its SQLite
 	// file: faster than any real Temporal, so its figures are a best case.
 	inMemory bool
+	// profiling builds arcflow with -tags profiling, so a worker can serve
+	// /debug/pprof/ (--profiling-addr); it costs that process about 6 MiB.
+	profiling bool
 }
 
 // startSession builds arcflow and starts the stack under dir (wiped first).
@@ -64,7 +69,11 @@ func startSession(ctx context.Context, dir string, opts sessionOptions) (*sessio
 	s := &session{root: root, dir: dir, temporalServer: teststack.TemporalServerFromEnv()}
 	ui := opts.ui
 	step("building arcflow")
-	if s.binary, err = simworld.BuildArcflow(ctx, root, dir); err != nil {
+	var tags []string
+	if opts.profiling {
+		tags = append(tags, "profiling")
+	}
+	if s.binary, err = simworld.BuildArcflow(ctx, root, dir, tags...); err != nil {
 		return nil, err
 	}
 	temporal := s.temporalServer

@@ -53,6 +53,22 @@ spec:
 `, name, repository, sim.CrashAtStartEnv, crash)
 }
 
+// RepoRunnerDeployment is a RunnerDeployment named name, at 0 replicas until
+// its HRA scales it, whose runners serve repository with labels [linux, label].
+func RepoRunnerDeployment(name, repository, label string) string {
+	return fmt.Sprintf(`apiVersion: actions.summerwind.dev/v1alpha1
+kind: RunnerDeployment
+metadata:
+  name: %[1]s
+spec:
+  replicas: 0
+  template:
+    spec:
+      repository: %[2]s
+      labels: [linux, %[3]s]
+`, name, repository, label)
+}
+
 // WebhookHRA is a HorizontalRunnerAutoscaler named name that scales the
 // RunnerDeployment or RunnerSet (kind) of the same name from 0 to maxReplicas on
 // workflow_job webhooks, with 30 m reservations and the given scale-down delay.

@@ -228,13 +228,7 @@ func ActivityExecutions(ctx context.Context, metricsURL string) (map[string]uint
 // CountRunning counts the running workflows whose ID starts with prefix, from
 // Temporal's visibility store.
 func CountRunning(ctx context.Context, tc client.Client, prefix string) (int64, error) {
-	resp, err := tc.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{
-		Query: fmt.Sprintf("ExecutionStatus = 'Running' AND WorkflowId STARTS_WITH '%s'", prefix),
-	})
-	if err != nil {
-		return 0, fmt.Errorf("count running workflows %s*: %w", prefix, err)
-	}
-	return resp.GetCount(), nil
+	return CountWorkflows(ctx, tc, fmt.Sprintf("ExecutionStatus = 'Running' AND WorkflowId STARTS_WITH '%s'", prefix))
 }
 
 // HistoryEventTypes lists the event types of one execution's history in order,
@@ -272,4 +266,13 @@ func eventDetail(e *historypb.HistoryEvent) string {
 		return detail
 	}
 	return ""
+}
+
+// CountWorkflows counts the workflows a visibility query matches.
+func CountWorkflows(ctx context.Context, tc client.Client, query string) (int64, error) {
+	resp, err := tc.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: query})
+	if err != nil {
+		return 0, fmt.Errorf("count workflows (%s): %w", query, err)
+	}
+	return resp.GetCount(), nil
 }

@@ -1,6 +1,7 @@
 package simworld
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -16,4 +17,17 @@ func TestRequestLatencyQuantilesAreBucketBounds(t *testing.T) {
 	require.Equal(t, 4*time.Millisecond, burst.AtMost(0.99))
 	require.Equal(t, 8*time.Millisecond, burst.AtMost(1))
 	require.Zero(t, RequestLatency{}.AtMost(0.99))
+}
+
+func TestBoundSaysWhenTheQuantileIsPastTheLargestBucket(t *testing.T) {
+	r := RequestLatency{Bounds: []float64{0.5, 1, math.Inf(1)}, Counts: []uint64{90, 98, 100}}
+	if got := r.Bound(0.5); got != "≤ 500ms" {
+		t.Errorf("p50 %q", got)
+	}
+	if got := r.Bound(0.99); got != "> 1s" {
+		t.Errorf("p99 %q, want > 1s (in the +Inf bucket)", got)
+	}
+	if got := (RequestLatency{}).Bound(0.99); got != "n/a" {
+		t.Errorf("empty %q", got)
+	}
 }

@@ -3,12 +3,14 @@ package simworld
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"golang.org/x/sync/errgroup"
 )
 
 // RunActions are the billable Actions of every workflow run arcflow created for
@@ -28,32 +30,69 @@ type RunActions struct {
 // (PostgreSQL, written asynchronously) can lag behind the histories by seconds.
 func NamespaceActions(ctx context.Context, tc client.Client, namespace string, split time.Time) (RunActions, error) {
 	var out RunActions
+	err := walkRuns(ctx, tc, arcflowRunQueries([]string{namespace}), 1, func(_ runRef, events []*historypb.HistoryEvent) {
+		before, from := splitEvents(events, split)
+		out.Before, out.From = out.Before.Plus(CountActions(before)), out.From.Plus(CountActions(from))
+		out.Runs++
+	})
+	return out, err
+}
+
+// arcflowRunQueries are the visibility queries that list the autoscaler, pool
+// and runner workflows of namespaces.
+func arcflowRunQueries(namespaces []string) []string {
+	var out []string
+	for _, ns := range namespaces {
+		for _, prefix := range []string{"hra", "pool", "runner"} {
+			out = append(out, fmt.Sprintf("WorkflowId STARTS_WITH '%s/%s/'", prefix, ns))
+		}
+	}
+	return out
+}
+
+// walkRuns reads the whole history of every run the queries list, and of the
+// child runs and continued-as-new runs those histories started, parallel at a
+// time, and calls visit with each (one call at a time).
+func walkRuns(ctx context.Context, tc client.Client, queries []string, parallel int, visit func(runRef, []*historypb.HistoryEvent)) error {
 	var queue []runRef
-	for _, prefix := range []string{"hra", "pool", "runner"} {
-		refs, err := listRuns(ctx, tc, fmt.Sprintf("WorkflowId STARTS_WITH '%s/%s/'", prefix, namespace))
+	for _, q := range queries {
+		refs, err := listRuns(ctx, tc, q)
 		if err != nil {
-			return out, fmt.Errorf("list %s workflows: %w", prefix, err)
+			return fmt.Errorf("list workflows (%s): %w", q, err)
 		}
 		queue = append(queue, refs...)
 	}
 	seen := map[runRef]bool{}
 	for len(queue) > 0 {
-		ref := queue[0]
-		queue = queue[1:]
-		if seen[ref] {
-			continue
+		var batch []runRef
+		for _, ref := range queue {
+			if !seen[ref] {
+				seen[ref] = true
+				batch = append(batch, ref)
+			}
 		}
-		seen[ref] = true
-		events, err := historyOf(ctx, tc, ref.id, ref.run)
-		if err != nil {
-			return out, err
+		queue = nil
+		var mu sync.Mutex
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(max(parallel, 1))
+		for _, ref := range batch {
+			g.Go(func() error {
+				events, err := historyOf(gctx, tc, ref.id, ref.run)
+				if err != nil {
+					return err
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				queue = append(queue, runsStartedBy(ref.id, events)...)
+				visit(ref, events)
+				return nil
+			})
 		}
-		queue = append(queue, runsStartedBy(ref.id, events)...)
-		before, from := splitEvents(events, split)
-		out.Before, out.From = out.Before.Plus(CountActions(before)), out.From.Plus(CountActions(from))
-		out.Runs++
+		if err := g.Wait(); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return nil
 }
 
 // runRef names one workflow run.

@@ -53,17 +53,7 @@ func (s SteadyPools) Manifest() string {
 	var docs []string
 	for i := range s.Pools {
 		name := s.PoolName(i)
-		docs = append(docs, fmt.Sprintf(`apiVersion: actions.summerwind.dev/v1alpha1
-kind: RunnerDeployment
-metadata:
-  name: %[1]s
-spec:
-  replicas: 0
-  template:
-    spec:
-      repository: %[2]s
-      labels: [linux, %[1]s]
-`, name, s.Repository), s.hra(name))
+		docs = append(docs, RepoRunnerDeployment(name, s.Repository, name), s.hra(name))
 	}
 	return strings.Join(docs, "---\n")
 }

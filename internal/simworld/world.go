@@ -12,9 +12,6 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/arcflow/arcflow/github/fake"
@@ -32,6 +29,10 @@ type Config struct {
 	RepoRoot string
 	// Namespace holds the world's resources; the worker and webhook watch only it.
 	Namespace string
+	// Namespaces, when set, are further namespaces the world spans beside
+	// Namespace: the worker and webhook then watch every namespace, and the
+	// simulator plays the runners of all (see ApplyIn).
+	Namespaces []string
 	// Dir receives the process logs.
 	Dir string
 	// Binary is a built `arcflow`, with arcflow-webhook beside it, which runs the
@@ -64,8 +65,11 @@ type Config struct {
 	// AllInOne runs one `arcflow all` process instead: Worker and Webhook are
 	// then the same process (Workers and Webhooks are ignored).
 	AllInOne bool
-	Seed     uint64
-	Log      *slog.Logger
+	// WorkerArgs are added to the first worker's arguments (for example
+	// --profiling-addr, which only a binary built with -tags profiling takes).
+	WorkerArgs []string
+	Seed       uint64
+	Log        *slog.Logger
 }
 
 // World is arcflow running against the simulator.
@@ -108,8 +112,8 @@ func Start(ctx context.Context, cfg Config) (*World, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cfg.Namespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, fmt.Errorf("create namespace %s: %w", cfg.Namespace, err)
+	if err := createNamespaces(ctx, kube, cfg.allNamespaces()); err != nil {
+		return nil, err
 	}
 	gh, err := fake.New(fake.Options{})
 	if err != nil {
@@ -118,7 +122,7 @@ func Start(ctx context.Context, cfg Config) (*World, error) {
 	runCtx, cancel := context.WithCancel(context.Background())
 	w := &World{cfg: cfg, Kube: kube, GitHub: gh, cancel: cancel, done: make(chan struct{})}
 	w.Runners = &sim.Runners{
-		Kube: kube, GitHub: gh, Namespace: cfg.Namespace, Log: cfg.Log, Seed: cfg.Seed,
+		Kube: kube, GitHub: gh, Namespace: cfg.runnerNamespace(), Log: cfg.Log, Seed: cfg.Seed,
 		RegisterDelay: cfg.RegisterDelay, JobDuration: cfg.JobDurations, JobHold: cfg.JobHold, ExitDelay: cfg.ExitDelay,
 	}
 	if w.Runners.JobDuration == nil {
@@ -154,7 +158,7 @@ func Start(ctx context.Context, cfg Config) (*World, error) {
 // webhook.log, the others get worker-2.log, webhook-2.log and so on.
 func (w *World) startReplicas(env []string) error {
 	cfg := w.cfg
-	common := []string{"--watch-namespace=" + cfg.Namespace, "--log-level=warn"}
+	common := append(cfg.watchFlags(), "--log-level=warn")
 	if cfg.AllInOne {
 		return w.startAllInOne(env, common)
 	}
@@ -164,8 +168,11 @@ func (w *World) startReplicas(env []string) error {
 	}
 	for i := range cfg.Workers {
 		addr := fmt.Sprintf("127.0.0.1:%d", ports[i])
-		p, err := startProcess(cfg.Dir, replicaName("worker", i), cfg.Binary, env,
-			append([]string{"worker", "--enable-leader-election", "--metrics-addr=" + addr}, common...)...)
+		args := append([]string{"worker", "--enable-leader-election", "--metrics-addr=" + addr}, common...)
+		if i == 0 {
+			args = append(args, cfg.WorkerArgs...)
+		}
+		p, err := startProcess(cfg.Dir, replicaName("worker", i), cfg.Binary, env, args...)
 		if err != nil {
 			return err
 		}
@@ -259,12 +266,17 @@ func (w *World) Queue(repo, name string, labels []string) {
 
 // Apply applies a manifest in the world's namespace with kubectl.
 func (w *World) Apply(ctx context.Context, manifest string) error {
+	return w.ApplyIn(ctx, w.cfg.Namespace, manifest)
+}
+
+// ApplyIn applies a manifest in namespace, one of the world's, with kubectl.
+func (w *World) ApplyIn(ctx context.Context, namespace, manifest string) error {
 	path := filepath.Join(w.cfg.Dir, fmt.Sprintf("manifest-%d.yaml", time.Now().UnixNano()))
 	if err := os.WriteFile(path, []byte(manifest), 0o644); err != nil {
 		return fmt.Errorf("write manifest: %w", err)
 	}
-	if out, err := w.cfg.Stack.Kubectl(ctx, "apply", "-n", w.cfg.Namespace, "-f", path); err != nil {
-		return fmt.Errorf("apply: %w: %s", err, out)
+	if out, err := w.cfg.Stack.Kubectl(ctx, "apply", "-n", namespace, "-f", path); err != nil {
+		return fmt.Errorf("apply in %s: %w: %s", namespace, err, out)
 	}
 	return nil
 }
@@ -283,9 +295,14 @@ func (w *World) Stop() error {
 
 // BuildArcflow builds cmd/arcflow into dir, and beside it arcflow-webhook (the
 // webhook server alone, as the image ships it), and returns arcflow's path.
-func BuildArcflow(ctx context.Context, repoRoot, dir string) (string, error) {
+// tags, when given, are build tags of arcflow alone (for example profiling).
+func BuildArcflow(ctx context.Context, repoRoot, dir string, tags ...string) (string, error) {
 	bin := filepath.Join(dir, "arcflow")
-	for _, build := range [][]string{{"-o", bin}, {"-tags", "webhookonly", "-o", WebhookBinary(bin)}} {
+	arcflow := []string{"-o", bin}
+	if len(tags) > 0 {
+		arcflow = append([]string{"-tags", strings.Join(tags, ",")}, arcflow...)
+	}
+	for _, build := range [][]string{arcflow, {"-tags", "webhookonly", "-o", WebhookBinary(bin)}} {
 		cmd := exec.CommandContext(ctx, "go", append(append([]string{"build"}, build...), "./cmd/arcflow")...)
 		cmd.Dir = repoRoot
 		if out, err := cmd.CombinedOutput(); err != nil {

@@ -50,6 +50,9 @@ type Stack struct {
 	RESTConfig        *rest.Config
 	TemporalAddress   string
 	TemporalUIAddress string
+	// TemporalMetricsURL is the Temporal server's Prometheus /metrics
+	// (persistence and service latencies), for the bench to read.
+	TemporalMetricsURL string
 
 	// procsMu guards procs: RestartTemporal replaces one while others read them.
 	procsMu  sync.Mutex

@@ -30,6 +30,7 @@ func (s *Stack) startTemporal(ctx context.Context, tools string, opts Options) e
 		"--metrics-port=" + strconv.Itoa(metricsPort),
 		"--log-level=warn",
 	}
+	s.TemporalMetricsURL = "http://127.0.0.1:" + strconv.Itoa(metricsPort) + "/metrics"
 	if opts.TemporalUI {
 		args = append(args, "--ui-ip=127.0.0.1", "--ui-port="+strconv.Itoa(uiPort))
 		s.TemporalUIAddress = "http://127.0.0.1:" + strconv.Itoa(uiPort)

@@ -98,6 +98,7 @@ func (s *Stack) startTemporalCluster(ctx context.Context, tools string, opts Opt
 		return err
 	}
 	s.TemporalAddress = "127.0.0.1:" + strconv.Itoa(ports[0])
+	s.TemporalMetricsURL = "http://127.0.0.1:" + strconv.Itoa(ports[5]) + "/metrics"
 	// The first start of a cluster also creates its system namespace and workflows
 	// in PostgreSQL: allow it longer than the dev server.
 	if err := s.waitTemporalServing(ctx, 2*time.Minute); err != nil {

@@ -22,17 +22,7 @@ import (
 func twoPoolsForOneLabel() string {
 	var docs []string
 	for _, name := range []string{"pool-a", "pool-b"} {
-		docs = append(docs, fmt.Sprintf(`apiVersion: actions.summerwind.dev/v1alpha1
-kind: RunnerDeployment
-metadata:
-  name: %[1]s
-spec:
-  replicas: 0
-  template:
-    spec:
-      repository: octo-org/app
-      labels: [linux, shared]
-`, name)+"---\n"+simworld.WebhookHRA(name, v1alpha1.KindRunnerDeployment, 3, 5))
+		docs = append(docs, simworld.RepoRunnerDeployment(name, "octo-org/app", "shared")+"---\n"+simworld.WebhookHRA(name, v1alpha1.KindRunnerDeployment, 3, 5))
 	}
 	return strings.Join(docs, "---\n")
 }

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/arcflow/arcflow/internal/simworld"
+)
+
+// scaleSnap is every cumulative counter a scale step reads at the start and
+// the end of its measured window; a row is the difference of two.
+type scaleSnap struct {
+	at                         time.Time
+	worker, webhook, sim       time.Duration // CPU
+	temporal, postgres         simworld.ProcessUsage
+	apiserver, etcd, kwok      simworld.ProcessUsage
+	host                       simworld.HostCPU
+	kubeRequests               float64 // arcflow's worker + webhook
+	githubCalls                int
+	answers, rejected, failed  int // the sender's counts
+	workflowTask, activityTask simworld.RequestLatency
+	workflowTaskRun            simworld.RequestLatency
+	clientActions              simworld.Actions
+	workerRSS, webhookRSS      int64
+	liveRunners                int
+	liveWorkflows              int64
+	liveWorkflowsErr           error
+	// persistence and requests are the Temporal server's own latencies
+	// (persistence_latency, and service_latency without long polls);
+	// storeWrites the bytes its store (or PostgreSQL) wrote.
+	persistence, requests simworld.HistogramTotals
+	storeWrites           int64
+}
+
+// kubeRequestsMetric counts an arcflow process's own Kubernetes API requests,
+// reads and watches included (internal/telemetry).
+const kubeRequestsMetric = "arcflow_kubernetes_requests_total"
+
+// The Temporal SDK's task latencies in the worker: how long a workflow or
+// activity task waited for a poller (a worker short of CPU or pollers shows
+// here first), and how long the worker took over a workflow task.
+const (
+	workflowTaskWait = "temporal_workflow_task_schedule_to_start_latency_seconds"
+	activityTaskWait = "temporal_activity_schedule_to_start_latency_seconds"
+	workflowTaskRun  = "temporal_workflow_task_execution_latency_seconds"
+)
+
+func takeScaleSnap(ctx context.Context, s *session, w *simworld.World) (scaleSnap, error) {
+	snap := scaleSnap{at: time.Now(), worker: w.Worker.CPU(), webhook: w.Webhook.CPU(), sim: simworld.SelfCPU(), host: simworld.ReadHostCPU()}
+	snap.temporal, snap.postgres = s.serverUsage()
+	snap.apiserver = simworld.UsageOf(s.stack.PID("kube-apiserver"))
+	snap.etcd = simworld.UsageOf(s.stack.PID("etcd"))
+	snap.kwok = simworld.UsageOf(s.stack.PID("kwok"))
+	snap.workerRSS, snap.webhookRSS = w.Worker.RSS(), w.Webhook.RSS()
+	snap.liveRunners = w.Runners.LivePods()
+	snap.githubCalls = len(w.GitHub.Calls())
+	stats := w.Sender.Stats()
+	snap.answers, snap.rejected, snap.failed = len(stats.Latencies), stats.Rejected, stats.Failed
+	for _, url := range slices.Concat(w.WorkerMetricsURLs, w.WebhookMetricsURLs) {
+		n, err := simworld.CounterSum(ctx, url, kubeRequestsMetric)
+		if err != nil {
+			return snap, err
+		}
+		snap.kubeRequests += n
+	}
+	var err error
+	if snap.workflowTask, err = simworld.HistogramOf(ctx, w.WorkerMetricsURL, workflowTaskWait, nil); err != nil {
+		return snap, err
+	}
+	if snap.activityTask, err = simworld.HistogramOf(ctx, w.WorkerMetricsURL, activityTaskWait, nil); err != nil {
+		return snap, err
+	}
+	if snap.workflowTaskRun, err = simworld.HistogramOf(ctx, w.WorkerMetricsURL, workflowTaskRun, nil); err != nil {
+		return snap, err
+	}
+	if snap.clientActions, err = simworld.ClientActions(ctx, slices.Concat(w.WorkerMetricsURLs, w.WebhookMetricsURLs)...); err != nil {
+		return snap, err
+	}
+	if url := s.stack.TemporalMetricsURL; url != "" {
+		if snap.persistence, err = simworld.HistogramTotalsOf(ctx, url, "persistence_latency", nil); err != nil {
+			return snap, err
+		}
+		if snap.requests, err = simworld.HistogramTotalsOf(ctx, url, "service_latency", notLongPoll); err != nil {
+			return snap, err
+		}
+	}
+	snap.storeWrites = simworld.WriteBytes(s.stack.PID("temporal")) + simworld.WriteBytes(s.stack.PID("temporal-server")) + simworld.WriteBytes(s.stack.PID("postgres"))
+	// A count is one more request to the server under load; a failure leaves the
+	// column unmeasured rather than the step failed.
+	snap.liveWorkflows, snap.liveWorkflowsErr = countRunningWorkflows(ctx, s)
+	return snap, nil
+}
+
+// notLongPoll leaves out the server's long polls (a poll waits up to a minute
+// for a task by design), so the mean is of requests that do work.
+func notLongPoll(labels map[string]string) bool {
+	op := labels["operation"]
+	return !strings.HasPrefix(op, "Poll") && op != "GetTaskQueueUserData" && op != "ListNexusEndpoints"
+}
+
+// countRunningWorkflows counts every running workflow in the Temporal
+// namespace (autoscalers, pools and runners of every Kubernetes namespace).
+func countRunningWorkflows(ctx context.Context, s *session) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	n, err := simworld.CountWorkflows(ctx, s.temporal, "ExecutionStatus = 'Running'")
+	if err != nil {
+		return 0, fmt.Errorf("count running workflows: %w", err)
+	}
+	return n, nil
+}
