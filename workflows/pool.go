@@ -245,6 +245,14 @@ func (p *poolRun) withRegistrationOnly(plan PoolPlan) PoolPlan {
 }
 
 func (p *poolRun) apply(ctx workflow.Context, plan PoolPlan) error {
+	stops := plan.Stop[:0:0]
+	for _, name := range plan.Stop {
+		if p.isStarting(name) && workflow.GetVersion(ctx, stopAfterStartVersion, workflow.DefaultVersion, 1) >= 1 {
+			continue // stopped once its start is confirmed: the pool plans again then
+		}
+		stops = append(stops, name)
+	}
+	plan.Stop = stops
 	for _, name := range plan.Stop {
 		for i := range p.state.Runners {
 			if p.state.Runners[i].Name == name {

@@ -97,6 +97,24 @@ func startBatches(starts []activities.WorkflowStart, limit int) [][]activities.W
 	return batches
 }
 
+// stopAfterStartVersion marks pools that stop a runner only once its start is
+// confirmed. A stop sent before its workflow existed failed (not found) and
+// was taken for a runner that had already ended, while the runner started
+// a moment later, registered, and stayed idle for good, counted as stopping
+// (91 runners after a burst of 1,000, whose later starts waited seconds for
+// a busy server).
+const stopAfterStartVersion = "stop-after-start"
+
+// isStarting says whether the runner's start is not confirmed yet.
+func (p *poolRun) isStarting(name string) bool {
+	for _, s := range p.starting {
+		if s.name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // runnerInput is what a new runner of the pool starts with.
 func (p *poolRun) runnerInput(ctx workflow.Context, name string, registrationOnly bool) RunnerInput {
 	spec := p.state.Spec

@@ -58,3 +58,29 @@ func TestAPoolStartsALargeDecisionInBatches(t *testing.T) {
 	pt.deleteAndDrain(time.Minute)
 	pt.run(spec(400, "h1", true))
 }
+
+// A scale-down that comes while a decision's runners are still starting stops
+// them once their start is confirmed, not before: a stop sent before a runner's
+// workflow exists is lost, and the runner would start and stay idle for good.
+func TestARunnerIsStoppedOnlyOnceItsStartIsConfirmed(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.startTakes = 5 * time.Second
+	pt.at(time.Second, func() { pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 3}) })
+	pt.at(2*time.Second, func() {
+		require.Empty(t, pt.created, "the start is still under way")
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 0})
+	})
+	pt.at(3*time.Second, func() {
+		require.Empty(t, pt.stopped, "no stop before the start is confirmed")
+		for _, r := range pt.state().Runners {
+			require.False(t, r.Stopping, "%s is not marked stopping while its stop waits", r.Name)
+		}
+	})
+	pt.at(7*time.Second, func() {
+		require.Len(t, pt.created, 3)
+		require.Len(t, pt.stopped, 3, "all three stopped once started")
+	})
+	pt.at(8*time.Second, pt.finishStopped)
+	pt.deleteAndDrain(time.Minute)
+	pt.run(spec(0, "h1", true))
+}

@@ -39,6 +39,8 @@ type poolTest struct {
 	phases map[string]corev1.PodPhase
 	status activities.PoolStatus
 	events []string
+	// startTakes is how long each StartWorkflows call takes on the test clock.
+	startTakes time.Duration
 }
 
 type adoptedStart struct {
@@ -81,7 +83,7 @@ func newPoolTest(t *testing.T) *poolTest {
 			}
 			pt.starts = append(pt.starts, len(starts))
 			return nil
-		})
+		}).AfterFn(func() time.Duration { return pt.startTakes })
 	pt.env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", contract.SignalStop, mock.Anything).Return(
 		func(_, workflowID, _, _ string, _ any) error {
 			pt.stopped = append(pt.stopped, strings.TrimPrefix(workflowID, contract.RunnerWorkflowID("ci", "")))
