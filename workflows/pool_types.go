@@ -113,11 +113,8 @@ type PoolState struct {
 	// its jobs (ScaleRequest.StartsDelivered): the busy state of a runner
 	// created since is known from deliveries (pool_busy.go).
 	StartsSince time.Time `json:",omitzero"`
-	// Unheard are ephemeral runners that ended after their job before the
-	// autoscaler named them; they count as capacity meanwhile (pool_unheard.go).
-	Unheard  []UnheardRunner `json:",omitempty"`
-	Deleting bool            `json:",omitempty"`
-	Status   PoolStatus
+	Deleting    bool      `json:",omitempty"`
+	Status      PoolStatus
 	// Volumes are a RunnerSet's volume slots.
 	Volumes []VolumeSlot `json:",omitempty"`
 	// Warm holds the runners' times to ready and the idle runner-seconds.
