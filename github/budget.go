@@ -32,6 +32,8 @@ type budget struct {
 	limit     int
 	remaining int
 	reset     time.Time
+	// lastSpent is when a caller last found the share spent.
+	lastSpent time.Time
 }
 
 func newBudget(share float64, now func() time.Time, m *Metrics, credential string) *budget {
@@ -71,12 +73,28 @@ func (b *budget) spent() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	left, known := b.leftLocked()
-	return known && left <= 0
+	if known && left <= 0 {
+		b.lastSpent = b.now()
+		return true
+	}
+	return false
 }
 
 // Throttled reports whether arcflow's share of the credential's rate limit is
 // spent for the current window; deferrable calls wait for its reset.
 func (c *Client) Throttled() bool { return c.budget.spent() }
+
+// ThrottledSince reports whether the share is spent now, or was found spent
+// (a call put off) after t: a window that reset between two looks still
+// counts, so a look every few seconds misses no throttling.
+func (c *Client) ThrottledSince(t time.Time) bool {
+	if c.budget.spent() {
+		return true
+	}
+	c.budget.mu.Lock()
+	defer c.budget.mu.Unlock()
+	return c.budget.lastSpent.After(t)
+}
 
 // BudgetReset is when the current rate-limit window ends (zero if unknown).
 func (c *Client) BudgetReset() time.Time {

@@ -47,7 +47,10 @@ func TestTheCallBudgetDefersWhatCanWait(t *testing.T) {
 	require.NoError(t, err, "registration never waits on the budget")
 	require.NoError(t, c.RemoveRunner(ctx, repo, idle.ID), "unregistering never waits on the budget")
 
+	spentAt := clk.Now()
 	clk.Advance(time.Hour)
+	require.True(t, c.ThrottledSince(spentAt.Add(-time.Second)), "a look that began before the reset still sees the throttling")
+	require.False(t, c.ThrottledSince(spentAt), "a look after it does not")
 	require.False(t, c.Throttled(), "a new window")
 	_, found, err = c.FindRunner(ctx, repo, "late")
 	require.NoError(t, err)

@@ -26,8 +26,9 @@ const budgetCheckEvery = 15 * time.Second
 
 // Throttler is what a GitHub client says of its call budget (github.Client).
 type Throttler interface {
-	// Throttled reports whether arcflow's share of the rate limit is spent.
-	Throttled() bool
+	// ThrottledSince reports whether arcflow's share of the rate limit is
+	// spent, or was found spent after t.
+	ThrottledSince(t time.Time) bool
 	// BudgetReset is when the current rate-limit window ends.
 	BudgetReset() time.Time
 }
@@ -51,8 +52,11 @@ func (w *ResourceWatcher) watchBudgets(ctx context.Context) {
 	}
 }
 
-// checkBudgets looks at each HRA's credential once.
+// checkBudgets looks at each HRA's credential once. A throttling that began
+// and ended between two looks is shown at the second, and cleared at the next.
 func (w *ResourceWatcher) checkBudgets(ctx context.Context) {
+	since := w.lastBudgetCheck
+	w.lastBudgetCheck = time.Now()
 	objs, err := w.hras.List(labels.Everything())
 	if err != nil {
 		return
@@ -78,7 +82,7 @@ func (w *ResourceWatcher) checkBudgets(ctx context.Context) {
 		if err != nil {
 			continue
 		}
-		if c, ok := budgetCondition(u, budget); ok {
+		if c, ok := budgetCondition(u, budget, since); ok {
 			w.writeBudgetCondition(ctx, u, c)
 		}
 	}
@@ -86,10 +90,10 @@ func (w *ResourceWatcher) checkBudgets(ctx context.Context) {
 
 // budgetCondition is the HRA's GitHubBudget condition as its credential's
 // budget says it should be, and whether that changes what the HRA shows.
-func budgetCondition(u *unstructured.Unstructured, budget Throttler) (metav1.Condition, bool) {
+func budgetCondition(u *unstructured.Unstructured, budget Throttler, since time.Time) (metav1.Condition, bool) {
 	c := metav1.Condition{Type: gitHubBudget, ObservedGeneration: u.GetGeneration(), LastTransitionTime: metav1.Now()}
 	have := conditionStatus(u, gitHubBudget)
-	switch throttled := budget.Throttled(); {
+	switch throttled := budget.ThrottledSince(since); {
 	case throttled && have != string(metav1.ConditionFalse):
 		c.Status, c.Reason = metav1.ConditionFalse, "Throttled"
 		c.Message = fmt.Sprintf("arcflow spent its share of this GitHub credential's rate limit (--github-budget-share) until %s: "+

@@ -26,8 +26,8 @@ type budgetState struct {
 	reset     time.Time
 }
 
-func (b *budgetState) Throttled() bool        { return b.throttled }
-func (b *budgetState) BudgetReset() time.Time { return b.reset }
+func (b *budgetState) ThrottledSince(time.Time) bool { return b.throttled }
+func (b *budgetState) BudgetReset() time.Time        { return b.reset }
 
 // While arcflow throttles itself the HRA says so in a GitHubBudget condition
 // and one Warning event; once the window reset, the condition turns True with
@@ -62,11 +62,11 @@ func TestGitHubBudgetConditionFollowsTheThrottling(t *testing.T) {
 		return list.Items
 	}
 	budget := &budgetState{}
-	_, changed := budgetCondition(current(), budget)
+	_, changed := budgetCondition(current(), budget, time.Time{})
 	require.False(t, changed, "an HRA never throttled has no condition")
 
 	budget.throttled, budget.reset = true, time.Date(2026, 11, 26, 6, 0, 0, 0, time.UTC)
-	c, changed := budgetCondition(current(), budget)
+	c, changed := budgetCondition(current(), budget, time.Time{})
 	require.True(t, changed)
 	w.writeBudgetCondition(ctx, current(), c)
 	got, ok := conditionOf(current(), gitHubBudget)
@@ -74,7 +74,7 @@ func TestGitHubBudgetConditionFollowsTheThrottling(t *testing.T) {
 	require.Equal(t, metav1.ConditionFalse, got.Status)
 	require.Equal(t, "Throttled", got.Reason)
 	require.Contains(t, got.Message, "2026-11-26T06:00:00Z")
-	_, changed = budgetCondition(current(), budget)
+	_, changed = budgetCondition(current(), budget, time.Time{})
 	require.False(t, changed, "written once while it lasts")
 	require.Len(t, events(), 1)
 	require.Equal(t, corev1.EventTypeWarning, events()[0].Type)
@@ -87,13 +87,13 @@ func TestGitHubBudgetConditionFollowsTheThrottling(t *testing.T) {
 	require.Equal(t, "True", conditionStatus(current(), "Accepted"))
 
 	budget.throttled = false
-	c, changed = budgetCondition(current(), budget)
+	c, changed = budgetCondition(current(), budget, time.Time{})
 	require.True(t, changed)
 	w.writeBudgetCondition(ctx, current(), c)
 	require.Equal(t, "True", conditionStatus(current(), gitHubBudget))
 	require.Len(t, events(), 2)
 	require.Equal(t, "GitHubBudgetRecovered", events()[1].Reason)
 	require.Equal(t, corev1.EventTypeNormal, events()[1].Type)
-	_, changed = budgetCondition(current(), budget)
+	_, changed = budgetCondition(current(), budget, time.Time{})
 	require.False(t, changed)
 }

@@ -58,6 +58,9 @@ type ResourceWatcher struct {
 	// credential ref spends ("" is the worker's own), for the HRAs'
 	// GitHubBudget condition (budgetcondition.go).
 	Budgets func(ctx context.Context, ref string) (Throttler, error)
+	// lastBudgetCheck is when checkBudgets last looked (only its goroutine
+	// touches it).
+	lastBudgetCheck time.Time
 
 	hras, rds, rss cache.GenericLister
 	rechecks       rechecks
