@@ -333,6 +333,8 @@ func (r *Runners) register(ctx context.Context, pod *corev1.Pod, env map[string]
 	return err
 }
 
+// secretValue reads an environment variable that comes from a Secret, as the
+// kubelet would.
 func (r *Runners) secretValue(ctx context.Context, namespace string, env map[string]corev1.EnvVar, name string) (string, error) {
 	if value := env[name].Value; value != "" {
 		return value, nil // ARC's runner pods carry their token in plain env

@@ -53,6 +53,3 @@ func (r *Runners) VolumeReuse() (started, onUsedVolumes int) {
 	defer r.mu.Unlock()
 	return r.volumeStarts, r.onUsedVolumes
 }
-
-// secretValue reads an environment variable that comes from a Secret, as the
-// kubelet would.
