@@ -41,15 +41,18 @@ func (a *autoscalerRun) withWarm(ctx workflow.Context, in *DesiredInput, schedul
 		return
 	}
 	a.warmOn = true
+	warm := WarmInput{
+		Rate: s.Warm.Arrivals.Rate, ReadyTime: s.Warm.ReadyTime,
+		Room: in.Max - demandBase(*in), Cap: s.Spec.AutoIdle.Max, Overridden: schedule.Active != nil,
+	}
 	resting := s.Warm.Arrivals.Resting(in.Now, s.Spec.ScaleDownDelay)
 	if !resting {
 		*wake = append(*wake, s.Warm.Arrivals.Last.Add(s.Spec.ScaleDownDelay))
+	} else if WarmRunners(warm) > 0 { // a buffer that would rest, so the scope is worth asking about
+		resting = !a.heldForScope(ctx, in.Now, wake)
 	}
-	s.Warm.Runners = WarmRunners(WarmInput{
-		Rate: s.Warm.Arrivals.Rate, ReadyTime: s.Warm.ReadyTime,
-		Room: in.Max - demandBase(*in), Cap: s.Spec.AutoIdle.Max,
-		Resting: resting, Overridden: schedule.Active != nil,
-	})
+	warm.Resting = resting
+	s.Warm.Runners = WarmRunners(warm)
 	in.IdleRunners = s.Warm.Runners
 }
 
@@ -144,9 +147,10 @@ func (a *autoscalerRun) drainWarm() {
 	}
 }
 
-// writeWarmStatus writes the HRA's status.warm when the count changed or the
-// rate or the time to ready moved by a tenth: a rate that changes with every
-// job would otherwise cost a write per job.
+// writeWarmStatus writes the HRA's status.warm when the count changed, the
+// rate or the time to ready moved by a tenth, or the last job is newer than
+// the one written by arrivalWrittenWithin: a rate that changes with every job
+// would otherwise cost a write per job.
 func (a *autoscalerRun) writeWarmStatus(ctx workflow.Context) {
 	s := &a.state
 	if !a.warmOn {
@@ -155,14 +159,19 @@ func (a *autoscalerRun) writeWarmStatus(ctx workflow.Context) {
 		}
 		return
 	}
-	now := WarmWritten{Runners: s.Warm.Runners, Rate: s.Warm.Arrivals.Rate, ReadyTime: s.Warm.ReadyTime}
+	now := WarmWritten{Runners: s.Warm.Runners, Rate: s.Warm.Arrivals.Rate, ReadyTime: s.Warm.ReadyTime, LastArrival: s.Warm.Arrivals.Last}
 	if w := s.Warm.Written; w != nil && w.Runners == now.Runners && near(w.Rate, now.Rate) &&
-		near(w.ReadyTime.Seconds(), now.ReadyTime.Seconds()) {
+		near(w.ReadyTime.Seconds(), now.ReadyTime.Seconds()) &&
+		(now.LastArrival.Sub(w.LastArrival) < arrivalWrittenWithin ||
+			workflow.GetVersion(ctx, warmScopeVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion) {
 		return
 	}
 	status := v1alpha1.WarmRunnersStatus{Runners: now.Runners, ArrivalRate: v1alpha1.FormatArrivalRate(now.Rate)}
 	if now.ReadyTime > 0 {
 		status.TimeToReady = &metav1.Duration{Duration: now.ReadyTime.Round(100 * time.Millisecond)}
+	}
+	if !now.LastArrival.IsZero() {
+		status.LastArrivalTime = &metav1.Time{Time: now.LastArrival}
 	}
 	in := activities.HRAWarmStatusInput{Namespace: s.Spec.Namespace, Name: s.Spec.Name, Warm: status}
 	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.UpdateHRAWarmStatus, in).Get(ctx, nil); err != nil {

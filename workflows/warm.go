@@ -110,9 +110,32 @@ func (a *Arrivals) Arrive(now time.Time) {
 	a.Rate = (a.Count - 1) / (arrivalTau.Seconds() * (1 - decay(span)))
 }
 
-// Resting reports whether no job arrived for delay: the buffer then goes.
+// Resting reports whether no job arrived for delay: the buffer then goes,
+// unless jobs still arrive elsewhere in the scope (Hold).
 func (a *Arrivals) Resting(now time.Time, delay time.Duration) bool {
 	return a.Last.IsZero() || !now.Before(a.Last.Add(delay))
+}
+
+// A pool whose jobs come further apart than the scale-down delay would rest
+// between them, and its next job would wait a whole time to ready. So while
+// jobs still arrive elsewhere in its scope, a buffer outlasts its own jobs by
+// holdGaps of its mean gaps between jobs: Poisson gaps are longer than that
+// only e^-6 = 0.25 % of the time. maxHold bounds it; with a time to ready of
+// 10 s or less it binds only pools whose rate keeps no runner anyway.
+const (
+	holdGaps = 6
+	maxHold  = 10 * time.Minute
+)
+
+// Hold is how long after its last job a pool keeps its buffer while its scope
+// is busy: holdGaps mean gaps, at least delay and at most maxHold; delay
+// without a rate.
+func (a *Arrivals) Hold(delay time.Duration) time.Duration {
+	if a.Rate <= 0 {
+		return delay
+	}
+	gaps := time.Duration(math.Round(holdGaps/a.Rate*1e3)) * time.Millisecond
+	return min(max(gaps, delay), maxHold)
 }
 
 func decay(d time.Duration) float64 { return math.Exp(-d.Seconds() / arrivalTau.Seconds()) }

@@ -115,3 +115,19 @@ func TestReadyTimePercentile(t *testing.T) {
 		"nearest rank: the 18th of 20")
 	require.Equal(t, 30*time.Second, ReadyTimePercentile(s(10, 10, 10, 10, 30)), "one slow runner of five shows")
 }
+
+func TestHoldIsSixMeanGapsWithinTheDelayAndTenMinutes(t *testing.T) {
+	delay := 30 * time.Second
+	for _, c := range []struct {
+		rate float64
+		want time.Duration
+	}{
+		{0, delay},                  // no rate: the delay
+		{1, delay},                  // 6 s of gaps is shorter than the delay
+		{0.025, 240 * time.Second},  // a job every 40 s
+		{0.001, maxHold},            // a job every 1,000 s would keep none anyway
+		{1.0 / 7, 42 * time.Second}, // rounded to the millisecond, not to float noise
+	} {
+		require.Equal(t, c.want, (&Arrivals{Rate: c.rate}).Hold(delay), "rate %g", c.rate)
+	}
+}

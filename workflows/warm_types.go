@@ -22,6 +22,12 @@ type AutoscalerWarm struct {
 	// Starts are the runners of completed jobs that waited for them, for
 	// the next scale request (WarmRequest.Starts); at most readySamples.
 	Starts []RunnerStart `json:",omitempty"`
+	// ScopeBusyUntil is the scale-down delay after the scope's latest
+	// scale-out, as last read: a buffer past its own jobs stays until then
+	// (autoscaler_scope.go). RestedAfter is the last job (Arrivals.Last)
+	// before the buffer rested for a quiet scope; it rests until the next.
+	ScopeBusyUntil time.Time `json:",omitzero"`
+	RestedAfter    time.Time `json:",omitzero"`
 }
 
 // RunnerStart is when a job that had waited started on a runner: the moment
@@ -32,11 +38,13 @@ type RunnerStart struct {
 }
 
 // WarmWritten is what the HRA's status.warm says; it is written again when
-// the count changes or the rate or the time to ready moves by a tenth.
+// the count changes, the rate or the time to ready moves by a tenth, or the
+// last job is arrivalWrittenWithin newer.
 type WarmWritten struct {
-	Runners   int
-	Rate      float64
-	ReadyTime time.Duration
+	Runners     int
+	Rate        float64
+	ReadyTime   time.Duration
+	LastArrival time.Time `json:",omitzero"`
 }
 
 // ReadyTimeReport is the pool's ready-time signal to its autoscaler.

@@ -64,6 +64,12 @@ type WarmRunnersStatus struct {
 	// created -> runner registered.
 	// +optional
 	TimeToReady *metav1.Duration `json:"timeToReady,omitempty"`
+	// LastArrivalTime is when the autoscaler last heard of a queued job, up to
+	// 10 s behind: the other autoscalers of its scope read it to tell whether
+	// jobs still come (their buffers outlast their own jobs while they do).
+	// +optional
+	// +nullable
+	LastArrivalTime *metav1.Time `json:"lastArrivalTime,omitempty"`
 }
 
 // PoolWarmStatus is a pool's side of the warm buffer: what its autoscaler

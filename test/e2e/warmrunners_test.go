@@ -15,39 +15,56 @@ import (
 // An HRA with arcflow.dev/idle-runners: auto, a minute of one job a second,
 // then quiet: the buffer rises from the pool's own rate and time to ready
 // (shown in both statuses), later jobs start on warm runners, and a minute
-// after the last job (scale-down delay 30 s) no runner is left.
+// after the last job (scale-down delay 30 s) no runner is left. A second,
+// slow pool of the same repository (a job every 15 s, scale-down delay 10 s)
+// keeps its warm runner past its own delay while the first pool's jobs still
+// come, and rests with the rest.
 func TestWarmRunnersRiseWithTheJobsAndGoAtRest(t *testing.T) {
 	const ns = "warm-runners"
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	load := simworld.SteadyPools{Pools: 1, Repository: "warm-org/app", MaxReplicas: 40, ScaleDownDelaySeconds: 30, IdleRunners: "auto"}
-	pool := load.PoolName(0)
+	load := simworld.SteadyPools{Pools: 2, Repository: "warm-org/app", MaxReplicas: 40, ScaleDownDelaySeconds: 30, IdleRunners: "auto"}
+	pool, slow := load.PoolName(0), load.PoolName(1)
 	w := startSimWorld(t, ctx, simworld.Config{Namespace: ns, RegisterDelay: 5 * time.Second, JobDuration: 3 * time.Second, Seed: 29})
 	require.NoError(t, w.Apply(ctx, load.Manifest()))
-	require.Eventually(t, func() bool {
-		out, err := stack.Kubectl(ctx, "get", "-n", ns, "hra", pool, "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].status}`)
-		return err == nil && out == "True"
-	}, time.Minute, 200*time.Millisecond, "the autoscaler started")
+	_, err := stack.Kubectl(ctx, "patch", "-n", ns, "hra", slow, "--type=merge", "-p", `{"spec":{"scaleDownDelaySecondsAfterScaleOut":10}}`)
+	require.NoError(t, err)
+	for _, name := range []string{pool, slow} {
+		require.Eventually(t, func() bool {
+			out, err := stack.Kubectl(ctx, "get", "-n", ns, "hra", name, "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].status}`)
+			return err == nil && out == "True"
+		}, time.Minute, 200*time.Millisecond, "the autoscaler of %s started", name)
+	}
 
-	jsonpath := func(kind, path string) string {
-		out, _ := stack.Kubectl(ctx, "get", "-n", ns, kind, pool, "-o", "jsonpath={"+path+"}")
+	jsonpathOf := func(kind, name, path string) string {
+		out, _ := stack.Kubectl(ctx, "get", "-n", ns, kind, name, "-o", "jsonpath={"+path+"}")
 		return out
 	}
-	warm := func(kind string) int {
-		n, err := strconv.Atoi(jsonpath(kind, ".status.warm.runners"))
+	jsonpath := func(kind, path string) string { return jsonpathOf(kind, pool, path) }
+	warmOf := func(kind, name string) int {
+		n, err := strconv.Atoi(jsonpathOf(kind, name, ".status.warm.runners"))
 		if err != nil {
 			return -1
 		}
 		return n
 	}
+	warm := func(kind string) int { return warmOf(kind, pool) }
 	peak := 0
+	var slowHeld []int // the slow pool's buffer 12-14 s after its last job
 	start := time.Now()
 	for i := range 60 {
 		w.Queue(load.Repository, fmt.Sprintf("job-%d", i+1), []string{"self-hosted", "linux", pool})
+		if i%15 == 0 && i <= 45 {
+			w.Queue(load.Repository, fmt.Sprintf("slow-job-%d", i/15+1), []string{"self-hosted", "linux", slow})
+		}
+		if i >= 57 {
+			slowHeld = append(slowHeld, warmOf("hra", slow))
+		}
 		peak = max(peak, warm("hra"))
 		time.Sleep(time.Until(start.Add(time.Duration(i+1) * time.Second)))
 	}
 	last := time.Now()
+	require.Equal(t, []int{1, 1, 1}, slowHeld, "past its own 10 s delay, the slow pool keeps its warm runner while the scope is busy")
 	require.Positive(t, peak, "a buffer rose")
 	require.Positive(t, warm("rdeploy"), "the pool shows the buffer it keeps")
 	ready, err := time.ParseDuration(jsonpath("hra", ".status.warm.timeToReady"))
@@ -73,7 +90,8 @@ func TestWarmRunnersRiseWithTheJobsAndGoAtRest(t *testing.T) {
 
 	require.Eventually(t, func() bool { return w.Runners.LivePods() == 0 }, time.Until(last.Add(time.Minute)), 200*time.Millisecond,
 		"no runner a minute after the last job")
-	require.Eventually(t, func() bool { return warm("hra") == 0 }, 10*time.Second, 200*time.Millisecond, "the buffer is 0 at rest")
+	require.Eventually(t, func() bool { return warm("hra") == 0 && warmOf("hra", slow) == 0 }, 10*time.Second, 200*time.Millisecond,
+		"the buffers are 0 at rest")
 	require.Empty(t, w.Runners.Violations())
 	t.Logf("queued -> started after the first 30 s: %v; no runner %v after the last job", waits, time.Since(last).Round(time.Second))
 }
