@@ -198,6 +198,7 @@ func (a *autoscalerRun) sendScale(ctx workflow.Context, out DesiredOutput) bool 
 		req.EffectiveTime = s.Force.Since // a newer effective time makes the request go out now
 	}
 	req.Finished = a.finishedForPool(ctx)
+	req.NamesFinished = !s.Warm.Arrivals.Last.IsZero() // it has heard a job queue, so it hears them complete
 	req.Warm = a.warmRequest(ctx)
 	if s.Sent != nil && s.Sent.Replicas == req.Replicas && s.Sent.Demanded() == req.Demanded() && !req.EffectiveTime.After(s.Sent.EffectiveTime) &&
 		len(req.Finished) == 0 && req.Warm.same(s.Sent.Warm) {

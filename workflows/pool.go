@@ -129,6 +129,7 @@ func (p *poolRun) view(ctx workflow.Context, busy map[string]bool) PoolView {
 	if s.Scale != nil && s.Spec.Ephemeral && s.LastJobFinished.After(s.scaleDecided()) {
 		v.ReplaceNotBefore = s.LastJobFinished.Add(CompletionGrace)
 	}
+	v.Unheard, v.UnheardUntil = s.expireUnheard(v.Now) // forgets the expired ones
 	v.SurgeCountsDraining = p.surgeCountsDraining(ctx)
 	return v
 }

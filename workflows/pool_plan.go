@@ -50,10 +50,15 @@ type PoolView struct {
 	CreateNotBefore time.Time
 	// ReplaceNotBefore defers creation for CompletionGrace after a job finished.
 	ReplaceNotBefore time.Time
-	MaxSurge         int
-	Now              time.Time
-	Runners          []PoolRunner
-	Busy             map[string]bool
+	// Unheard runners ended after their jobs before the autoscaler counted
+	// them: they take the place of as many new runners until UnheardUntil,
+	// when the first of them stops counting (pool_unheard.go).
+	Unheard      int
+	UnheardUntil time.Time
+	MaxSurge     int
+	Now          time.Time
+	Runners      []PoolRunner
+	Busy         map[string]bool
 	// SafeOrder picks runners to stop in the order of safeVictims, for which
 	// PodPhases (nil: not asked yet) tells pods that run a runner process from
 	// those that do not. Runs from before it keep the older order.
@@ -72,7 +77,8 @@ type PoolPlan struct {
 	NeedBusy bool
 	// NeedPods: choosing among unregistered runners needs their pods' phases.
 	NeedPods bool `json:",omitempty"`
-	// WakeAt: creation is deferred until then (zero: not deferred).
+	// WakeAt: plan again then: creation is deferred until then, or unheard
+	// completions stop counting (zero: no need).
 	WakeAt time.Time
 	// Blocked: runners should go but all candidates are busy; plan again later.
 	Blocked bool
@@ -146,6 +152,10 @@ func planPool(v PoolView) PoolPlan {
 		// without them in the count the pool would create a whole new set
 		// beside them (issue 25: 20 pods for a desired 10).
 		want = min(want, v.Desired+max(v.MaxSurge, 1)-len(current)-len(old)-stopping)
+	}
+	if want > 0 && v.Unheard > 0 {
+		want -= v.Unheard
+		plan.WakeAt = v.UnheardUntil // the first of them stops counting then
 	}
 	if want <= 0 {
 		return plan

@@ -58,6 +58,7 @@ func (p *poolRun) onScale(ctx workflow.Context, scale ScaleRequest) {
 	p.state.ScaleReceived = workflow.Now(ctx)
 	p.markRunning(ctx, scale)
 	p.markFinishing(ctx, scale.Finished)
+	p.state.hearFinished(scale.Finished)
 	p.noteStarts(scale.Warm)
 	scale.Finished, scale.Running = nil, nil // applied; the state keeps only the counts
 	if cur := p.state.Scale; cur != nil && scale.EffectiveTime.Before(cur.EffectiveTime) {
@@ -115,7 +116,11 @@ func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 	p.state.releaseVolume(d.Name, workflow.Now(ctx))
 	switch d.Reason {
 	case EndCompleted:
-		if !finishing { // else the autoscaler counted this job's end already
+		switch {
+		case finishing: // the autoscaler counted this job's end already
+		case p.countsUnheard(ctx):
+			p.state.Unheard = append(p.state.Unheard, UnheardRunner{Name: d.Name, Until: workflow.Now(ctx).Add(unheardCompletionBound)})
+		default:
 			p.state.LastJobFinished = workflow.Now(ctx)
 		}
 	case EndRegistrationTimeout, EndCreateFailed, EndPodUnschedulable:

@@ -68,6 +68,12 @@ type ScaleRequest struct {
 	// to tell busy from idle (pool_busy.go).
 	Running         []string `json:"running,omitempty"`
 	StartsDelivered bool     `json:"startsDelivered,omitempty"`
+	// NamesFinished says the autoscaler hears its jobs by webhook, and so
+	// names each runner in Finished once its job's completion comes: the pool
+	// counts an ephemeral runner that ended before that as capacity meanwhile
+	// (pool_unheard.go). A metric-driven autoscaler, a force-scale and a CLI
+	// user leave it false.
+	NamesFinished bool `json:"namesFinished,omitempty"`
 }
 
 // Demanded is how many runners the jobs need now: Demand when it is below
@@ -113,8 +119,11 @@ type PoolState struct {
 	// its jobs (ScaleRequest.StartsDelivered): the busy state of a runner
 	// created since is known from deliveries (pool_busy.go).
 	StartsSince time.Time `json:",omitzero"`
-	Deleting    bool      `json:",omitempty"`
-	Status      PoolStatus
+	// Unheard are ephemeral runners that ended after their job before the
+	// autoscaler named them; they count as capacity meanwhile (pool_unheard.go).
+	Unheard  []UnheardRunner `json:",omitempty"`
+	Deleting bool            `json:",omitempty"`
+	Status   PoolStatus
 	// Volumes are a RunnerSet's volume slots.
 	Volumes []VolumeSlot `json:",omitempty"`
 	// Warm holds the runners' times to ready and the idle runner-seconds.
