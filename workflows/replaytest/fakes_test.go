@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
@@ -30,12 +31,14 @@ type world struct {
 	invalid       map[string]bool // EnsureRunnerPod fails with InvalidSpec
 	queued        []int64
 	suggested     int
+	// scopes are the other autoscalers' last jobs, by the asking HRA.
+	scopes map[string]time.Time
 }
 
 func newWorld() *world {
 	return &world{
 		pods: map[string]bool{}, created: map[string]bool{}, neverRegister: map[string]bool{}, removed: map[string]bool{},
-		busy: map[string]bool{}, invalid: map[string]bool{},
+		busy: map[string]bool{}, invalid: map[string]bool{}, scopes: map[string]time.Time{},
 	}
 }
 
@@ -127,6 +130,18 @@ func (k *fakeKubernetes) UpdateHRAStatus(context.Context, activities.HRAStatusIn
 
 func (k *fakeKubernetes) UpdateHRAWarmStatus(context.Context, activities.HRAWarmStatusInput) error {
 	return nil
+}
+
+// LastArrivalInScope: the other autoscalers' last job as the scenario set it
+// for the asking HRA; none is a quiet scope.
+func (k *fakeKubernetes) LastArrivalInScope(_ context.Context, in activities.ScopeActivityInput) (activities.ScopeActivityOutput, error) {
+	k.w.mu.Lock()
+	defer k.w.mu.Unlock()
+	last, ok := k.w.scopes[in.Except]
+	if !ok {
+		return activities.ScopeActivityOutput{}, nil
+	}
+	return activities.ScopeActivityOutput{LastArrival: last, Autoscalers: 1}, nil
 }
 
 // fakeGitHub has the methods of activities.GitHub.

@@ -48,3 +48,40 @@ func TestRecordWarmHistories(t *testing.T) {
 		a.finish()
 	})
 }
+
+// An auto buffer whose own jobs stopped for the scale-down delay while another
+// autoscaler of its scope still hears jobs (GetVersion warm-scope-hold): it
+// asks about the scope, keeps its buffer, asks again once that job is older
+// than the delay and the lag, and rests when the scope went quiet.
+func TestRecordWarmScopeHistories(t *testing.T) {
+	needServers(t)
+	t.Run("autoscaler-warm-scope", func(t *testing.T) {
+		spec := autoscalerSpec("autoscaler-warm-scope")
+		spec.AutoIdle = &contract.AutoIdleRunners{Max: 3}
+		spec.ScaleDownDelay, spec.Max = 2*time.Second, 10
+		fakes.mu.Lock()
+		fakes.scopes[spec.Name] = time.Now()
+		fakes.mu.Unlock()
+		a := newRecorder(t, plain, "autoscaler-warm-scope").startAutoscaled(spec)
+		a.r.signal(a.hra, contract.SignalReadyTime, workflows.ReadyTimeReport{ReadyTime: 10 * time.Second, Samples: 1})
+		for i, id := range []int64{1, 2, 3, 4, 5} {
+			a.job("q"+string(rune('1'+i)), id, "queued")
+		}
+		waitState(a.r, a.hra, "held past its own delay for the scope", func(s workflows.AutoscalerState) bool {
+			return s.Warm.Runners > 0 && !s.Warm.ScopeBusyUntil.IsZero()
+		})
+		fakes.mu.Lock()
+		delete(fakes.scopes, spec.Name) // the scope goes quiet
+		fakes.mu.Unlock()
+		waitState(a.r, a.hra, "rested with the scope", func(s workflows.AutoscalerState) bool {
+			return s.Warm.Runners == 0 && s.Warm.RestedAfter.Equal(s.Warm.Arrivals.Last)
+		})
+		for i := range 5 {
+			a.job("c"+string(rune('1'+i)), int64(i+1), "completed")
+		}
+		waitState(a.r, a.hra, "nothing left", func(s workflows.AutoscalerState) bool {
+			return s.Sent != nil && s.Sent.Replicas == 0
+		})
+		a.finish()
+	})
+}
