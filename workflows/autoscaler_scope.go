@@ -23,8 +23,9 @@ import (
 )
 
 // warmScopeVersion marks autoscalers whose buffer outlasts their own jobs
-// while their scope is busy, and that write their last job for the others. A
-// run from before it rests after the delay.
+// while their scope is busy, that write their last job for the others, and
+// that keep at least one warm runner (WarmInput.MinOne). A run from before it
+// rests after the delay.
 const warmScopeVersion = "warm-scope-hold"
 
 // arrivalWrittenWithin bounds how far status.warm.lastArrivalTime may lag
@@ -46,9 +47,6 @@ func (a *autoscalerRun) heldForScope(ctx workflow.Context, now time.Time, wake *
 	}
 	until := w.Arrivals.Last.Add(w.Arrivals.Hold(delay))
 	if !now.Before(until) {
-		return false
-	}
-	if workflow.GetVersion(ctx, warmScopeVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return false
 	}
 	if !now.Before(w.ScopeBusyUntil) {

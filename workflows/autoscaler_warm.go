@@ -41,14 +41,15 @@ func (a *autoscalerRun) withWarm(ctx workflow.Context, in *DesiredInput, schedul
 		return
 	}
 	a.warmOn = true
+	scoped := workflow.GetVersion(ctx, warmScopeVersion, workflow.DefaultVersion, 1) >= 1
 	warm := WarmInput{
 		Rate: s.Warm.Arrivals.Rate, ReadyTime: s.Warm.ReadyTime,
-		Room: in.Max - demandBase(*in), Cap: s.Spec.AutoIdle.Max, Overridden: schedule.Active != nil,
+		Room: in.Max - demandBase(*in), Cap: s.Spec.AutoIdle.Max, Overridden: schedule.Active != nil, MinOne: scoped,
 	}
 	resting := s.Warm.Arrivals.Resting(in.Now, s.Spec.ScaleDownDelay)
 	if !resting {
 		*wake = append(*wake, s.Warm.Arrivals.Last.Add(s.Spec.ScaleDownDelay))
-	} else if WarmRunners(warm) > 0 { // a buffer that would rest, so the scope is worth asking about
+	} else if scoped && WarmRunners(warm) > 0 { // a buffer that would rest, so the scope is worth asking about
 		resting = !a.heldForScope(ctx, in.Now, wake)
 	}
 	warm.Resting = resting

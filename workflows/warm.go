@@ -36,11 +36,16 @@ type WarmInput struct {
 	// Resting: no job arrived for the scale-down delay; Overridden: a
 	// scheduled override is in force. Either keeps no buffer.
 	Resting, Overridden bool
+	// MinOne keeps one runner where the quantile keeps none (λT < 0.105):
+	// the quantile counts the jobs that come during one time to ready, but a
+	// slow pool's next job comes later, and with none warm every one of its
+	// jobs waits a whole time to ready. The rest rule (Hold) bounds the cost.
+	MinOne bool
 }
 
 // WarmRunners is the warm buffer to keep: the WarmQuantile of Poisson(Rate ×
-// ReadyTime), within Room and Cap; 0 at rest, under a scheduled override, or
-// before the time to ready is known.
+// ReadyTime), and at least one (MinOne), within Room and Cap; 0 at rest,
+// under a scheduled override, or before the time to ready is known.
 func WarmRunners(in WarmInput) int {
 	limit := max(in.Room, 0)
 	if in.Cap > 0 {
@@ -52,7 +57,11 @@ func WarmRunners(in WarmInput) int {
 	// Rounded to a millionth, so the last bits of a float cannot tip a
 	// count at a quantile's edge differently on another machine's replay.
 	mean := math.Round(in.Rate*in.ReadyTime.Seconds()*1e6) / 1e6
-	return poissonQuantile(mean, WarmQuantile, limit)
+	k := poissonQuantile(mean, WarmQuantile, limit)
+	if in.MinOne {
+		k = max(k, 1)
+	}
+	return k
 }
 
 // poissonQuantile is the smallest k with P(N <= k) >= p for N ~ Poisson(mean),
@@ -120,10 +129,11 @@ func (a *Arrivals) Resting(now time.Time, delay time.Duration) bool {
 // between them, and its next job would wait a whole time to ready. So while
 // jobs still arrive elsewhere in its scope, a buffer outlasts its own jobs by
 // holdGaps of its mean gaps between jobs: Poisson gaps are longer than that
-// only e^-6 = 0.25 % of the time. maxHold bounds it; with a time to ready of
-// 10 s or less it binds only pools whose rate keeps no runner anyway.
+// only e^-10 (0.005 %) of the time, and the estimated rate, from a handful of
+// a slow pool's jobs, is often twice the true one. maxHold bounds it: a pool
+// with a job every minute keeps its runner for 10 minutes after its last.
 const (
-	holdGaps = 6
+	holdGaps = 10
 	maxHold  = 10 * time.Minute
 )
 

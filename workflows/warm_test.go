@@ -39,6 +39,9 @@ func TestWarmRunners(t *testing.T) {
 		{"one job a second, ready in 10 s", func(*WarmInput) {}, 14},
 		{"rate 0", func(in *WarmInput) { in.Rate = 0 }, 0},
 		{"a quiet pool: one job a minute", func(in *WarmInput) { in.Rate = 1.0 / 60 }, 1},
+		{"a slow pool: one job every 2 minutes", func(in *WarmInput) { in.Rate = 1.0 / 120 }, 0},
+		{"the same, at least one", func(in *WarmInput) { in.Rate, in.MinOne = 1.0/120, true }, 1},
+		{"at least one, at rest", func(in *WarmInput) { in.Rate, in.MinOne, in.Resting = 1.0/120, true, true }, 0},
 		{"a step up: four jobs a second", func(in *WarmInput) { in.Rate = 4 }, 48},
 		{"a step down: a job every 10 s", func(in *WarmInput) { in.Rate = 0.1 }, 2},
 		{"faster runners need fewer", func(in *WarmInput) { in.ReadyTime = time.Second }, 2},
@@ -116,17 +119,17 @@ func TestReadyTimePercentile(t *testing.T) {
 	require.Equal(t, 30*time.Second, ReadyTimePercentile(s(10, 10, 10, 10, 30)), "one slow runner of five shows")
 }
 
-func TestHoldIsSixMeanGapsWithinTheDelayAndTenMinutes(t *testing.T) {
+func TestHoldIsTenMeanGapsWithinTheDelayAndTenMinutes(t *testing.T) {
 	delay := 30 * time.Second
 	for _, c := range []struct {
 		rate float64
 		want time.Duration
 	}{
 		{0, delay},                  // no rate: the delay
-		{1, delay},                  // 6 s of gaps is shorter than the delay
-		{0.025, 240 * time.Second},  // a job every 40 s
-		{0.001, maxHold},            // a job every 1,000 s would keep none anyway
-		{1.0 / 7, 42 * time.Second}, // rounded to the millisecond, not to float noise
+		{1, delay},                  // 10 s of gaps is shorter than the delay
+		{0.025, 400 * time.Second},  // a job every 40 s
+		{0.001, maxHold},            // a job every 1,000 s
+		{1.0 / 7, 70 * time.Second}, // rounded to the millisecond, not to float noise
 	} {
 		require.Equal(t, c.want, (&Arrivals{Rate: c.rate}).Hold(delay), "rate %g", c.rate)
 	}
