@@ -28,6 +28,7 @@ type scaleOptions struct {
 	histories, profile             bool
 	keepStepping                   bool
 	inMemory                       bool
+	workers                        int
 }
 
 // runScale is issue 25's scale run: a fleet of 50 pools in 5 namespaces under
@@ -53,6 +54,7 @@ func runScale(ctx context.Context, args []string) error {
 	fs.BoolVar(&o.profile, "profile", true, "build the worker with -tags profiling and save a CPU profile of it for each step's window (worker-cpu-<rate>.pprof)")
 	fs.BoolVar(&o.keepStepping, "keep-stepping", false, "run every rate even after a step passed a limit (the stop column still says which limit), to see the whole curve on a noisy machine")
 	fs.BoolVar(&o.inMemory, "temporal-memory", false, "run the dev server in memory instead of on its SQLite file (a best case)")
+	fs.IntVar(&o.workers, "workers", 1, "arcflow worker processes: they share the task queue and elect one leader for the Kubernetes watchers (the CPU profile is the first's)")
 	_ = fs.Parse(args)
 	var err error
 	if o.rates, err = parseRates(*rates); err != nil {
@@ -60,6 +62,9 @@ func runScale(ctx context.Context, args []string) error {
 	}
 	if len(o.rates) == 0 {
 		return errors.New("--rates: no rate given")
+	}
+	if o.workers < 1 {
+		return errors.New("--workers: at least 1")
 	}
 	o.limits.minFreeMemory = *freeMiB << 20
 	s, err := startSession(ctx, o.dir, sessionOptions{inMemory: o.inMemory, profiling: o.profile})
@@ -101,11 +106,13 @@ func scaleRun(ctx context.Context, s *session, o scaleOptions) ([]scaleRow, erro
 			row.stop = "error: " + err.Error()
 			rows = append(rows, row)
 			fmt.Print(scaleTable(rows[len(rows)-1:]))
+			fmt.Print("\n" + splitTable(rows[len(rows)-1:]))
 			return rows, fmt.Errorf("step %g jobs/s: %w", rate, err)
 		}
 		row.stop = stopReason(row, o.limits, simworld.MemAvailable())
 		rows = append(rows, row)
 		fmt.Print(scaleTable(rows[len(rows)-1:]))
+		fmt.Print("\n" + splitTable(rows[len(rows)-1:]))
 		if row.stop != "" && !o.keepStepping {
 			break
 		}
@@ -137,6 +144,7 @@ func startScaleWorld(ctx context.Context, s *session, o scaleOptions, fleet simw
 	cfg := simworld.Config{
 		Namespace: namespaces[0], Namespaces: namespaces, Dir: filepath.Join(s.dir, "scale"),
 		RegisterDelay: o.register, JobDurations: durations.Of, Orgs: []string{fleet.Org}, Seed: 25,
+		Workers: o.workers,
 	}
 	if o.profile {
 		ports, err := teststack.FreePorts(1)
@@ -179,7 +187,7 @@ func startScaleWorld(ctx context.Context, s *session, o scaleOptions, fleet simw
 }
 
 func writeScaleResults(s *session, o scaleOptions, rows []scaleRow) error {
-	title := fmt.Sprintf("Scale run on the %s: 50 pools in %d namespaces, Poisson arrivals, log-normal jobs (median 2 min, p95 15 min) divided by %g", s.serverName(), o.namespaces, o.timeScale)
+	title := fmt.Sprintf("Scale run on the %s, %s: 50 pools in %d namespaces, Poisson arrivals, log-normal jobs (median 2 min, p95 15 min) divided by %g", s.serverName(), workerCount(o.workers), o.namespaces, o.timeScale)
 	svg := filepath.Join(s.dir, "scale.svg")
 	short := fmt.Sprintf("arcflow scale run: %s, job durations ÷ %g", s.serverName(), o.timeScale)
 	if err := os.WriteFile(svg, []byte(scalePlot(short, scalePanels(rows, o.limits.p99))), 0o644); err != nil {
@@ -189,6 +197,8 @@ func writeScaleResults(s *session, o scaleOptions, rows []scaleRow) error {
 	fmt.Fprintf(&b, "\n### %s\n\n", title)
 	b.WriteString(scaleConditions(o))
 	b.WriteString(scaleTable(rows))
+	b.WriteString("\nWork split between the worker processes:\n\n")
+	b.WriteString(splitTable(rows))
 	fmt.Fprintf(&b, "\nPlot: %s\n", svg)
 	fmt.Print(b.String())
 	return writeReport(filepath.Join(s.dir, "results.md"), "scale run", b.String())

@@ -35,7 +35,7 @@ type scaleRow struct {
 	temporal, postgres    float64
 	apiserver, etcd, kwok float64
 	host                  float64
-	workerRSS, webhookRSS int64
+	workerRSS, webhookRSS int64 // the worker's summed over the processes
 	temporalRSS           int64
 	kubeRPS               float64
 	githubPerJob          float64
@@ -47,6 +47,10 @@ type scaleRow struct {
 	persistenceRate              float64
 	persistenceMean, requestMean time.Duration
 	storeWritesPerJob            float64 // bytes
+	// workers is what each worker process did; leaderStart and leaderEnd who
+	// held the Lease (ran the Kubernetes watchers) at the window's ends.
+	workers                []workerShare
+	leaderStart, leaderEnd leaderSnap
 	// slowest counts the label sets of the slowest 1 % of the window's jobs.
 	slowest string
 	// history is filled from the workflow histories after the run.
@@ -74,6 +78,7 @@ func newScaleRow(rate float64, a, b scaleSnap, jobs []fake.JobInfo, pods []sim.P
 		activityTaskWaitP99: b.activityTask.Minus(a.activityTask).Bound(0.99),
 		workflowTaskRunP99:  b.workflowTaskRun.Minus(a.workflowTaskRun).Bound(0.99),
 		clientActions:       b.clientActions.Since(a.clientActions),
+		workers:             workerShares(a.workers, b.workers, wall), leaderStart: a.leader, leaderEnd: b.leader,
 	}
 	p, q := b.persistence.Minus(a.persistence), b.requests.Minus(a.requests)
 	r.persistenceRate = p.Count / wall.Seconds()

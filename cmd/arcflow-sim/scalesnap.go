@@ -14,7 +14,7 @@ import (
 // the end of its measured window; a row is the difference of two.
 type scaleSnap struct {
 	at                         time.Time
-	worker, webhook, sim       time.Duration // CPU
+	worker, webhook, sim       time.Duration // CPU; the worker's summed over the processes
 	temporal, postgres         simworld.ProcessUsage
 	apiserver, etcd, kwok      simworld.ProcessUsage
 	host                       simworld.HostCPU
@@ -24,10 +24,13 @@ type scaleSnap struct {
 	workflowTask, activityTask simworld.RequestLatency
 	workflowTaskRun            simworld.RequestLatency
 	clientActions              simworld.Actions
-	workerRSS, webhookRSS      int64
-	liveRunners                int
-	liveWorkflows              int64
-	liveWorkflowsErr           error
+	workerRSS, webhookRSS      int64 // the worker's: summed over the processes
+	// workers is each worker process's, leader who held the Lease.
+	workers          []workerSnap
+	leader           leaderSnap
+	liveRunners      int
+	liveWorkflows    int64
+	liveWorkflowsErr error
 	// persistence and requests are the Temporal server's own latencies
 	// (persistence_latency, and service_latency without long polls);
 	// storeWrites the bytes its store (or PostgreSQL) wrote.
@@ -49,12 +52,18 @@ const (
 )
 
 func takeScaleSnap(ctx context.Context, s *session, w *simworld.World) (scaleSnap, error) {
-	snap := scaleSnap{at: time.Now(), worker: w.Worker.CPU(), webhook: w.Webhook.CPU(), sim: simworld.SelfCPU(), host: simworld.ReadHostCPU()}
+	snap := scaleSnap{at: time.Now(), webhook: w.Webhook.CPU(), sim: simworld.SelfCPU(), host: simworld.ReadHostCPU()}
+	snap.workers = takeWorkerSnaps(ctx, w)
+	for _, p := range snap.workers {
+		snap.worker += p.cpu
+		snap.workerRSS += p.rss
+	}
+	snap.leader = readLeader(ctx, w)
 	snap.temporal, snap.postgres = s.serverUsage()
 	snap.apiserver = simworld.UsageOf(s.stack.PID("kube-apiserver"))
 	snap.etcd = simworld.UsageOf(s.stack.PID("etcd"))
 	snap.kwok = simworld.UsageOf(s.stack.PID("kwok"))
-	snap.workerRSS, snap.webhookRSS = w.Worker.RSS(), w.Webhook.RSS()
+	snap.webhookRSS = w.Webhook.RSS()
 	snap.liveRunners = w.Runners.LivePods()
 	snap.githubCalls = len(w.GitHub.Calls())
 	stats := w.Sender.Stats()
@@ -67,13 +76,13 @@ func takeScaleSnap(ctx context.Context, s *session, w *simworld.World) (scaleSna
 		snap.kubeRequests += n
 	}
 	var err error
-	if snap.workflowTask, err = simworld.HistogramOf(ctx, w.WorkerMetricsURL, workflowTaskWait, nil); err != nil {
+	if snap.workflowTask, err = histogramOfAll(ctx, w.WorkerMetricsURLs, workflowTaskWait); err != nil {
 		return snap, err
 	}
-	if snap.activityTask, err = simworld.HistogramOf(ctx, w.WorkerMetricsURL, activityTaskWait, nil); err != nil {
+	if snap.activityTask, err = histogramOfAll(ctx, w.WorkerMetricsURLs, activityTaskWait); err != nil {
 		return snap, err
 	}
-	if snap.workflowTaskRun, err = simworld.HistogramOf(ctx, w.WorkerMetricsURL, workflowTaskRun, nil); err != nil {
+	if snap.workflowTaskRun, err = histogramOfAll(ctx, w.WorkerMetricsURLs, workflowTaskRun); err != nil {
 		return snap, err
 	}
 	if snap.clientActions, err = simworld.ClientActions(ctx, slices.Concat(w.WorkerMetricsURLs, w.WebhookMetricsURLs)...); err != nil {
@@ -92,6 +101,21 @@ func takeScaleSnap(ctx context.Context, s *session, w *simworld.World) (scaleSna
 	// column unmeasured rather than the step failed.
 	snap.liveWorkflows, snap.liveWorkflowsErr = countRunningWorkflows(ctx, s)
 	return snap, nil
+}
+
+// histogramOfAll is the histogram family name summed over the processes.
+func histogramOfAll(ctx context.Context, urls []string, name string) (simworld.RequestLatency, error) {
+	var sum simworld.RequestLatency
+	for _, url := range urls {
+		h, err := simworld.HistogramOf(ctx, url, name, nil)
+		if err != nil {
+			return sum, err
+		}
+		if sum, err = sum.Plus(h); err != nil {
+			return sum, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return sum, nil
 }
 
 // notLongPoll leaves out the server's long polls (a poll waits up to a minute

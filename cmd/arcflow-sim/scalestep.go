@@ -19,8 +19,13 @@ func scaleStep(ctx context.Context, s *session, w *simworld.World, o scaleOption
 	if err := sleepCtx(ctx, o.warmup); err != nil {
 		return row, err
 	}
-	if !w.Worker.Running() || !w.Webhook.Running() {
-		return row, fmt.Errorf("a process exited (worker running %v, webhook running %v; see %s)", w.Worker.Running(), w.Webhook.Running(), filepath.Dir(w.Worker.LogPath()))
+	for i, p := range w.Workers {
+		if !p.Running() {
+			return row, fmt.Errorf("%s exited (see %s)", workerName(i), p.LogPath())
+		}
+	}
+	if !w.Webhook.Running() {
+		return row, fmt.Errorf("the webhook exited (see %s)", w.Webhook.LogPath())
 	}
 	a, err := snapWithRetry(ctx, s, w)
 	if err != nil {
@@ -110,7 +115,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // scaleConditions says under what conditions the table was measured.
 func scaleConditions(o scaleOptions) string {
-	return fmt.Sprintf(`Each step: the rate set, %v of warm-up, a measured window of %v, then %v more at the same rate before the window's jobs are read. Job durations are log-normal (median 2 min, p95 15 min, σ = ln(7.5)/1.645 ≈ 1.22, mean ≈ 4.2 min, capped at 1 h), **divided by %g** (--time-scale) so the machine reaches a steady number of runners within a step; runners register %v after Running. Jobs ask for one of %d label sets with weight 1/(rank+1) (the first gets about 22 %%). Pools: %d (two with an idle buffer of 2, three sharing one label set with priorities 10/5/0 and the first at maxReplicas %d, one RunnerSet at maxReplicas %d), others maxReplicas %d, scale-down delay %v. CPU is cores used on average in the window (CPU seconds / wall seconds, from /proc); "machine" is the whole shared machine's busy time, other users included. "queued → pod Running" is per job: the Running time of the pod whose runner took it, 0 when that runner was up before the job (an idle buffer, or a runner created for another job). The worker's task waits are histogram bucket bounds. Actions are counted from the histories by Temporal Cloud's rules, plus heartbeats and queries.
+	return fmt.Sprintf(`Each step: the rate set, %v of warm-up, a measured window of %v, then %v more at the same rate before the window's jobs are read. Job durations are log-normal (median 2 min, p95 15 min, σ = ln(7.5)/1.645 ≈ 1.22, mean ≈ 4.2 min, capped at 1 h), **divided by %g** (--time-scale) so the machine reaches a steady number of runners within a step; runners register %v after Running. Jobs ask for one of %d label sets with weight 1/(rank+1) (the first gets about 22 %%). Pools: %d (two with an idle buffer of 2, three sharing one label set with priorities 10/5/0 and the first at maxReplicas %d, one RunnerSet at maxReplicas %d), others maxReplicas %d, scale-down delay %v. Worker processes: %d (--workers), sharing the task queue, one of them leading (running the Kubernetes watchers); the worker's CPU, RSS and task waits are summed over them, the work split table gives each. CPU is cores used on average in the window (CPU seconds / wall seconds, from /proc); "machine" is the whole shared machine's busy time, other users included. "queued → pod Running" is per job: the Running time of the pod whose runner took it, 0 when that runner was up before the job (an idle buffer, or a runner created for another job). The worker's task waits are histogram bucket bounds. Actions are counted from the histories by Temporal Cloud's rules, plus heartbeats and queries.
 
-`, o.warmup, o.measure, o.grace, o.timeScale, o.register, len(simworld.ScaleFleet{Namespaces: o.namespaces, Pools: o.pools}.Targets()), o.pools, simworld.SpillMaxReplicas, simworld.RunnerSetMax, o.maxReplicas, o.scaleDownDelay)
+`, o.warmup, o.measure, o.grace, o.timeScale, o.register, len(simworld.ScaleFleet{Namespaces: o.namespaces, Pools: o.pools}.Targets()), o.pools, simworld.SpillMaxReplicas, simworld.RunnerSetMax, o.maxReplicas, o.scaleDownDelay, o.workers)
 }

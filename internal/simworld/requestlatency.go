@@ -90,6 +90,24 @@ func (r RequestLatency) Minus(base RequestLatency) RequestLatency {
 	return out
 }
 
+// Plus is the two histograms summed, as of two processes with the same
+// buckets; an empty one adds nothing.
+func (r RequestLatency) Plus(o RequestLatency) (RequestLatency, error) {
+	switch {
+	case len(o.Counts) == 0:
+		return r, nil
+	case len(r.Counts) == 0:
+		return o, nil
+	case len(r.Counts) != len(o.Counts):
+		return RequestLatency{}, fmt.Errorf("histograms with %d and %d buckets", len(r.Counts), len(o.Counts))
+	}
+	out := RequestLatency{Bounds: r.Bounds, Counts: make([]uint64, len(r.Counts))}
+	for i := range r.Counts {
+		out.Counts[i] = r.Counts[i] + o.Counts[i]
+	}
+	return out, nil
+}
+
 // Calls is how many requests the histogram counts within its largest bucket.
 func (r RequestLatency) Calls() uint64 {
 	if len(r.Counts) == 0 {

@@ -31,3 +31,17 @@ func TestBoundSaysWhenTheQuantileIsPastTheLargestBucket(t *testing.T) {
 		t.Errorf("empty %q", got)
 	}
 }
+
+func TestPlusSumsTheBucketsOfTwoProcesses(t *testing.T) {
+	a := RequestLatency{Bounds: []float64{0.5, 1}, Counts: []uint64{3, 4}}
+	b := RequestLatency{Bounds: []float64{0.5, 1}, Counts: []uint64{10, 20}}
+	sum, err := a.Plus(b)
+	require.NoError(t, err)
+	require.Equal(t, []uint64{13, 24}, sum.Counts)
+	require.Equal(t, []uint64{3, 4}, a.Counts, "a is not changed")
+	empty, err := RequestLatency{}.Plus(a)
+	require.NoError(t, err)
+	require.Equal(t, a, empty)
+	_, err = a.Plus(RequestLatency{Bounds: []float64{1}, Counts: []uint64{1}})
+	require.Error(t, err)
+}
