@@ -7,17 +7,15 @@ import (
 	"strconv"
 )
 
-// FreePorts reserves n distinct free TCP ports on 127.0.0.1. The listeners are held
-// until all ports are chosen, so the same port is never handed out twice.
+// FreePorts reserves n distinct free TCP ports on 127.0.0.1 for servers to listen
+// on. The listeners are held until all ports are chosen, so the same port is never
+// handed out twice. They are drawn at random below the kernel's ephemeral range
+// (32768 and up): there every outgoing connection of every process takes its local
+// port, and one took a port between its release here and the server's bind (a dev
+// server failed with "address already in use" when two test stacks started at the
+// same moment).
 func FreePorts(n int) ([]int, error) {
-	return reservePorts(n, func() int { return 0 }) // 0: the kernel picks
-}
-
-// FreePortsBelow is FreePorts for ports from 10000 up to limit, which the kernel's
-// ephemeral range (32768 and up) never yields: Temporal keeps membership ports in
-// a PostgreSQL smallint.
-func FreePortsBelow(n, limit int) ([]int, error) {
-	return reservePorts(n, func() int { return 10000 + rand.IntN(limit-10000) })
+	return reservePorts(n, func() int { return 10000 + rand.IntN(1<<15-10000) })
 }
 
 func reservePorts(n int, candidate func() int) ([]int, error) {

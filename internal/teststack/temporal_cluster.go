@@ -72,15 +72,13 @@ func (s *Stack) startTemporalCluster(ctx context.Context, tools string, opts Opt
 			return err
 		}
 	}
-	ports, err := FreePorts(6)
+	// One reservation, so no two ports coincide; all are below 32768, as the
+	// membership table keeps ringpop ports in a smallint.
+	all, err := FreePorts(10)
 	if err != nil {
 		return err
 	}
-	// The membership table keeps ringpop ports in a smallint.
-	membership, err := FreePortsBelow(4, 1<<15)
-	if err != nil {
-		return err
-	}
+	ports, membership := all[:6], all[6:]
 	root := filepath.Join(s.Dir, "temporal-server")
 	if err := writeServerConfig(root, clusterConfig{
 		Shards: clusterHistoryShards, Postgres: pg,
