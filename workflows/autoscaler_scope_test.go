@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // scopeOf answers the autoscaler's question about its scope as Kubernetes
@@ -58,9 +57,7 @@ func every(first, last, gap time.Duration) []time.Duration {
 // delay, close enough that the rate keeps one warm runner.
 func slowPool(at *autoscalerTest) {
 	at.warmStatuses()
-	at.env.RegisterDelayedCallback(func() {
-		at.env.SignalWorkflow(contract.SignalReadyTime, ReadyTimeReport{ReadyTime: 10 * time.Second, Samples: 1})
-	}, 500*time.Millisecond)
+	at.readyIn10s()
 	for i := range 6 {
 		queued := time.Second + time.Duration(i)*40*time.Second
 		at.job(queued, fmt.Sprintf("q%d", i), int64(i+1), "queued")
@@ -139,9 +136,7 @@ func TestAnUnreadableScopeRestsTheBuffer(t *testing.T) {
 func TestTheLastJobIsWrittenForTheScopeEveryTenSeconds(t *testing.T) {
 	at := newAutoscalerTest(t)
 	statuses := at.warmStatuses()
-	at.env.RegisterDelayedCallback(func() {
-		at.env.SignalWorkflow(contract.SignalReadyTime, ReadyTimeReport{ReadyTime: 10 * time.Second, Samples: 1})
-	}, 500*time.Millisecond)
+	at.readyIn10s()
 	at.steadyJobs(time.Second, time.Second, 5*time.Second, 90)
 	var written []time.Duration
 	at.env.RegisterDelayedCallback(func() {

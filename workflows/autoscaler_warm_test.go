@@ -36,6 +36,13 @@ func (at *autoscalerTest) state() AutoscalerState {
 
 func (at *autoscalerTest) lastRequest() *ScaleRequest { return &at.requests[len(at.requests)-1] }
 
+// readyIn10s has the pool report a 10 s time to ready half a second in.
+func (at *autoscalerTest) readyIn10s() {
+	at.env.RegisterDelayedCallback(func() {
+		at.env.SignalWorkflow(contract.SignalReadyTime, ReadyTimeReport{ReadyTime: 10 * time.Second, Samples: 1})
+	}, 500*time.Millisecond)
+}
+
 // steadyJobs queues n jobs one every gap from first, each completing after run.
 func (at *autoscalerTest) steadyJobs(first, gap, run time.Duration, n int) {
 	for i := range n {
@@ -57,9 +64,7 @@ func autoSpec(maxReplicas int) contract.AutoscalerSpec {
 func TestAnAutoBufferRisesWithTheJobsAndGoesAfterTheScaleDownDelay(t *testing.T) {
 	at := newAutoscalerTest(t)
 	statuses := at.warmStatuses()
-	at.env.RegisterDelayedCallback(func() {
-		at.env.SignalWorkflow(contract.SignalReadyTime, ReadyTimeReport{ReadyTime: 10 * time.Second, Samples: 1})
-	}, 500*time.Millisecond)
+	at.readyIn10s()
 	at.steadyJobs(time.Second, time.Second, 5*time.Second, 60) // the last at 60 s, done at 65 s
 
 	at.env.RegisterDelayedCallback(func() {
@@ -107,9 +112,7 @@ func TestAnAutoBufferStaysWithinMaxReplicasAndItsCap(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			at := newAutoscalerTest(t)
 			at.warmStatuses()
-			at.env.RegisterDelayedCallback(func() {
-				at.env.SignalWorkflow(contract.SignalReadyTime, ReadyTimeReport{ReadyTime: 10 * time.Second, Samples: 1})
-			}, 500*time.Millisecond)
+			at.readyIn10s()
 			at.steadyJobs(time.Second, time.Second, 5*time.Second, 30)
 			at.env.RegisterDelayedCallback(func() {
 				require.Equal(t, c.replicas, at.lastRequest().Demanded())
@@ -126,9 +129,7 @@ func TestAnAutoBufferStaysWithinMaxReplicasAndItsCap(t *testing.T) {
 func TestAScheduledOverrideWinsOverTheAutoBuffer(t *testing.T) {
 	at := newAutoscalerTest(t)
 	at.warmStatuses()
-	at.env.RegisterDelayedCallback(func() {
-		at.env.SignalWorkflow(contract.SignalReadyTime, ReadyTimeReport{ReadyTime: 10 * time.Second, Samples: 1})
-	}, 500*time.Millisecond)
+	at.readyIn10s()
 	at.steadyJobs(time.Second, time.Second, 5*time.Second, 50)
 	at.env.RegisterDelayedCallback(func() {
 		require.Equal(t, 6, at.lastRequest().Demanded(), "min 1 and five jobs; no buffer")
@@ -238,9 +239,7 @@ func TestAnHRANoLongerAutoClearsItsWarmStatus(t *testing.T) {
 	at.env.OnActivity(kube.UpdateHRAWarmStatus, mock.Anything, mock.MatchedBy(func(in activities.HRAWarmStatusInput) bool { return in.Clear })).
 		Return(func(context.Context, activities.HRAWarmStatusInput) error { cleared = true; return nil })
 	statuses := at.warmStatuses()
-	at.env.RegisterDelayedCallback(func() {
-		at.env.SignalWorkflow(contract.SignalReadyTime, ReadyTimeReport{ReadyTime: 10 * time.Second, Samples: 1})
-	}, 500*time.Millisecond)
+	at.readyIn10s()
 	at.steadyJobs(time.Second, time.Second, 5*time.Second, 20)
 	spec := autoSpec(50)
 	at.env.RegisterDelayedCallback(func() {
