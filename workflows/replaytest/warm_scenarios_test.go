@@ -8,6 +8,27 @@ import (
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
+// startWarmBurst starts the scenario's autoscaler with an auto buffer (at most
+// 3, scale-down delay 2 s, maxReplicas 10) and its pool, with another
+// autoscaler of its scope hearing jobs when busyScope, reports a 10 s time to
+// ready and queues five jobs.
+func startWarmBurst(t *testing.T, scenario string, busyScope bool) *autoscaled {
+	spec := autoscalerSpec(scenario)
+	spec.AutoIdle = &contract.AutoIdleRunners{Max: 3}
+	spec.ScaleDownDelay, spec.Max = 2*time.Second, 10
+	if busyScope {
+		fakes.mu.Lock()
+		fakes.scopes[spec.Name] = time.Now()
+		fakes.mu.Unlock()
+	}
+	a := newRecorder(t, plain, scenario).startAutoscaled(spec)
+	a.r.signal(a.hra, contract.SignalReadyTime, workflows.ReadyTimeReport{ReadyTime: 10 * time.Second, Samples: 1})
+	for i, id := range []int64{1, 2, 3, 4, 5} {
+		a.job("q"+string(rune('1'+i)), id, "queued")
+	}
+	return a
+}
+
 // An autoscaler with arcflow.dev/idle-runners: auto (issue 29) and its pool:
 // the pool's runners register and it reports its time to ready, five jobs
 // raise a buffer, their completions (one that waited for its runner) pass a
@@ -15,14 +36,7 @@ import (
 func TestRecordWarmHistories(t *testing.T) {
 	needServers(t)
 	t.Run("autoscaler-warm-auto", func(t *testing.T) {
-		spec := autoscalerSpec("autoscaler-warm-auto")
-		spec.AutoIdle = &contract.AutoIdleRunners{Max: 3}
-		spec.ScaleDownDelay, spec.Max = 2*time.Second, 10
-		a := newRecorder(t, plain, "autoscaler-warm-auto").startAutoscaled(spec)
-		a.r.signal(a.hra, contract.SignalReadyTime, workflows.ReadyTimeReport{ReadyTime: 10 * time.Second, Samples: 1})
-		for i, id := range []int64{1, 2, 3, 4, 5} {
-			a.job("q"+string(rune('1'+i)), id, "queued")
-		}
+		a := startWarmBurst(t, "autoscaler-warm-auto", false)
 		s := waitState(a.r, a.hra, "a warm buffer sent", func(s workflows.AutoscalerState) bool {
 			return s.Sent != nil && s.Sent.Warm != nil && s.Sent.Warm.Runners > 0 && len(s.Reservations.Active) == 5
 		})
@@ -56,22 +70,12 @@ func TestRecordWarmHistories(t *testing.T) {
 func TestRecordWarmScopeHistories(t *testing.T) {
 	needServers(t)
 	t.Run("autoscaler-warm-scope", func(t *testing.T) {
-		spec := autoscalerSpec("autoscaler-warm-scope")
-		spec.AutoIdle = &contract.AutoIdleRunners{Max: 3}
-		spec.ScaleDownDelay, spec.Max = 2*time.Second, 10
-		fakes.mu.Lock()
-		fakes.scopes[spec.Name] = time.Now()
-		fakes.mu.Unlock()
-		a := newRecorder(t, plain, "autoscaler-warm-scope").startAutoscaled(spec)
-		a.r.signal(a.hra, contract.SignalReadyTime, workflows.ReadyTimeReport{ReadyTime: 10 * time.Second, Samples: 1})
-		for i, id := range []int64{1, 2, 3, 4, 5} {
-			a.job("q"+string(rune('1'+i)), id, "queued")
-		}
+		a := startWarmBurst(t, "autoscaler-warm-scope", true)
 		waitState(a.r, a.hra, "held past its own delay for the scope", func(s workflows.AutoscalerState) bool {
 			return s.Warm.Runners > 0 && !s.Warm.ScopeBusyUntil.IsZero()
 		})
 		fakes.mu.Lock()
-		delete(fakes.scopes, spec.Name) // the scope goes quiet
+		delete(fakes.scopes, "autoscaler-warm-scope") // the scope goes quiet (the spec is named after the scenario)
 		fakes.mu.Unlock()
 		waitState(a.r, a.hra, "rested with the scope", func(s workflows.AutoscalerState) bool {
 			return s.Warm.Runners == 0 && s.Warm.RestedAfter.Equal(s.Warm.Arrivals.Last)
