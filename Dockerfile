@@ -19,9 +19,9 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
-    go build -trimpath -ldflags "-s -w -X main.version=$VERSION" -o /out/arcflow ./cmd/arcflow && \
+    go build -trimpath -tags grpcnotrace,retrynotrace -ldflags "-s -w -X main.version=$VERSION" -o /out/arcflow ./cmd/arcflow && \
     CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
-    go build -trimpath -tags webhookonly -ldflags "-s -w -X main.version=$VERSION" -o /out/arcflow-webhook ./cmd/arcflow
+    go build -trimpath -tags grpcnotrace,retrynotrace,webhookonly -ldflags "-s -w -X main.version=$VERSION" -o /out/arcflow-webhook ./cmd/arcflow
 
 # CA certificates from Debian's ca-certificates package, and nonroot's home.
 FROM debian:bookworm-slim AS certs

@@ -24,7 +24,7 @@ tools: ## Build etcd, Kubernetes, kwok, the Temporal CLI and server, controller-
 
 .PHONY: build
 build: ## Build the arcflow binaries into bin/.
-	go build -ldflags "-X main.version=$$(git describe --tags --always --dirty 2>/dev/null || echo dev)" -o bin/ ./cmd/...
+	go build -tags grpcnotrace,retrynotrace -ldflags "-X main.version=$$(git describe --tags --always --dirty 2>/dev/null || echo dev)" -o bin/ ./cmd/...
 
 .PHONY: image
 image: ## Build the arcflow image (linux/amd64 + arm64 OCI layout and docker-load tarballs) into bin/image/, without Docker.

@@ -11,6 +11,8 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
+
+	"github.com/arcflow/arcflow/internal/buildtags"
 )
 
 // Options chooses what Build builds and where.
@@ -90,7 +92,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		for _, program := range []struct {
 			name, tags string
 			into       *[]byte
-		}{{"arcflow", "", &b.Arcflow}, {"arcflow-webhook", "webhookonly", &b.Webhook}} {
+		}{{"arcflow", buildtags.With(), &b.Arcflow}, {"arcflow-webhook", buildtags.With(buildtags.WebhookOnly), &b.Webhook}} {
 			out := filepath.Join(binDir, strings.ReplaceAll(string(p), "/", "-"), program.name)
 			if err := CompileArcflow(ctx, opts.ModuleDir, p, opts.Metadata.Version, program.tags, out); err != nil {
 				return nil, err
@@ -112,7 +114,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 }
 
 // CompileArcflow builds ./cmd/arcflow of the module in moduleDir for one platform,
-// with the given build tags (webhookonly: the webhook server alone), as the image
+// with the given build tags (buildtags.With), as the image
 // ships it: static, reproducible, stripped, version stamped.
 func CompileArcflow(ctx context.Context, moduleDir string, p Platform, version, tags, out string) error {
 	goos, goarch, err := p.Split()

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/internal/buildtags"
 	"github.com/arcflow/arcflow/internal/teststack"
 	"github.com/arcflow/arcflow/sim"
 )
@@ -295,14 +296,13 @@ func (w *World) Stop() error {
 
 // BuildArcflow builds cmd/arcflow into dir, and beside it arcflow-webhook (the
 // webhook server alone, as the image ships it), and returns arcflow's path.
-// tags, when given, are build tags of arcflow alone (for example profiling).
+// Both get the release tags; tags, when given, are build tags of arcflow alone
+// (for example profiling).
 func BuildArcflow(ctx context.Context, repoRoot, dir string, tags ...string) (string, error) {
 	bin := filepath.Join(dir, "arcflow")
-	arcflow := []string{"-o", bin}
-	if len(tags) > 0 {
-		arcflow = append([]string{"-tags", strings.Join(tags, ",")}, arcflow...)
-	}
-	for _, build := range [][]string{arcflow, {"-tags", "webhookonly", "-o", WebhookBinary(bin)}} {
+	arcflow := []string{"-tags", buildtags.With(tags...), "-o", bin}
+	webhook := []string{"-tags", buildtags.With(buildtags.WebhookOnly), "-o", WebhookBinary(bin)}
+	for _, build := range [][]string{arcflow, webhook} {
 		cmd := exec.CommandContext(ctx, "go", append(append([]string{"build"}, build...), "./cmd/arcflow")...)
 		cmd.Dir = repoRoot
 		if out, err := cmd.CombinedOutput(); err != nil {
