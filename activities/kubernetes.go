@@ -26,7 +26,8 @@ type Kubernetes struct {
 	Credentials CredentialSets
 	Defaults    PodDefaults
 
-	accounts kubernetesModeAccounts
+	accounts   kubernetesModeAccounts
+	poolTokens poolTokens
 }
 
 // RunnerPodOutput identifies the created pod.
@@ -35,10 +36,14 @@ type RunnerPodOutput struct {
 	Created bool
 	// RunnerID is GitHub's ID of a JIT runner, registered by the call itself.
 	RunnerID int64 `json:",omitempty"`
+	// PoolToken: the pod reads the pool's shared token Secret and has no
+	// Secret of its own to delete.
+	PoolToken bool `json:",omitempty"`
 }
 
-// EnsureRunnerPod creates a runner: its token Secret and its pod, or, for a
-// RunnerSet, its one-replica StatefulSet. A runner that exists keeps its pod
+// EnsureRunnerPod creates a runner: its pod, after the Secret it reads its
+// credential from (the pool's shared token Secret, or a JIT runner's own), or,
+// for a RunnerSet, its one-replica StatefulSet. A runner that exists keeps its pod
 // (a retry only refreshes the token in its Secret). The
 // registration token goes from the process-level cache straight into the Secret:
 // it is in no activity input, output or error.
@@ -52,7 +57,14 @@ func (k *Kubernetes) EnsureRunnerPod(ctx context.Context, in RunnerPodInput) (Ru
 	if err := k.ensureKubernetesModeAccount(ctx, in); err != nil {
 		return RunnerPodOutput{}, err
 	}
-	runnerID, err := k.writeRunnerSecret(ctx, in)
+	poolToken := sharesPoolToken(in)
+	var runnerID int64
+	var err error
+	if poolToken {
+		err = k.writePoolToken(ctx, in)
+	} else {
+		runnerID, err = k.writeRunnerSecret(ctx, in)
+	}
 	if err != nil {
 		return RunnerPodOutput{}, err
 	}
@@ -62,17 +74,26 @@ func (k *Kubernetes) EnsureRunnerPod(ctx context.Context, in RunnerPodInput) (Ru
 		if created, err = pods.Get(ctx, in.Name, metav1.GetOptions{}); err != nil {
 			return RunnerPodOutput{}, fmt.Errorf("get runner pod %s/%s: %w", in.Namespace, in.Name, err)
 		}
-		return RunnerPodOutput{UID: string(created.UID), RunnerID: runnerID}, nil
+		if poolToken && readsSecret(created, TokenSecretName(in.Name)) {
+			// An earlier version's pod, reading a Secret of its own: refresh that.
+			poolToken = false
+			if err := k.writeToken(ctx, in); err != nil {
+				return RunnerPodOutput{}, err
+			}
+		}
+		return RunnerPodOutput{UID: string(created.UID), RunnerID: runnerID, PoolToken: poolToken}, nil
 	case apierrors.IsInvalid(err) || apierrors.IsForbidden(err):
 		return RunnerPodOutput{}, invalidSpec("pod", in, err)
 	case err != nil:
 		return RunnerPodOutput{}, fmt.Errorf("create runner pod %s/%s: %w", in.Namespace, in.Name, err)
 	}
-	// The pod owns its Secret, so the Secret goes when the pod goes.
-	if err := k.adoptTokenSecret(ctx, in, "v1", "Pod", created.Name, string(created.UID)); err != nil {
-		return RunnerPodOutput{}, err
+	if !poolToken {
+		// The pod owns its Secret, so the Secret goes when the pod goes.
+		if err := k.adoptTokenSecret(ctx, in, "v1", "Pod", created.Name, string(created.UID)); err != nil {
+			return RunnerPodOutput{}, err
+		}
 	}
-	return RunnerPodOutput{UID: string(created.UID), Created: true, RunnerID: runnerID}, nil
+	return RunnerPodOutput{UID: string(created.UID), Created: true, RunnerID: runnerID, PoolToken: poolToken}, nil
 }
 
 func invalidSpec(what string, in RunnerPodInput, err error) error {
@@ -93,6 +114,8 @@ type PodRef struct {
 	// ARC: a runner adopted from ARC, whose finalizers, Runner object and
 	// emptied RunnerReplicaSet go too.
 	ARC bool `json:",omitempty"`
+	// PoolToken: the pod read the pool's token Secret, which stays.
+	PoolToken bool `json:",omitempty"`
 }
 
 // DeleteRunnerPod deletes a runner's pod and its token Secret. Both being gone
@@ -123,9 +146,11 @@ func (k *Kubernetes) deletePodAndSecret(ctx context.Context, ref PodRef) error {
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		return fmt.Errorf("delete runner pod %s/%s: %w", ref.Namespace, ref.Name, err)
 	}
-	err = k.Client.CoreV1().Secrets(ref.Namespace).Delete(ctx, TokenSecretName(ref.Name), metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete token secret of %s/%s: %w", ref.Namespace, ref.Name, err)
+	if !ref.PoolToken {
+		err = k.Client.CoreV1().Secrets(ref.Namespace).Delete(ctx, TokenSecretName(ref.Name), metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete token secret of %s/%s: %w", ref.Namespace, ref.Name, err)
+		}
 	}
 	if ref.JobPods {
 		return k.deleteJobPods(ctx, ref)

@@ -74,7 +74,8 @@ type RunnerPodInput struct {
 	StatefulSet *appsv1.StatefulSetSpec `json:",omitempty"`
 }
 
-// TokenSecretName is the Secret holding a runner's registration token.
+// TokenSecretName is a runner's own Secret: a JIT runner's configuration, or
+// the registration token of a RunnerSet runner (or of a pod an earlier version made).
 func TokenSecretName(runnerName string) string { return runnerName + "-registration-token" }
 
 // BuildRunnerPod builds the runner pod of ARC's §5.5: the runner container with its
@@ -189,7 +190,7 @@ func runnerContainer(in RunnerPodInput, defaults PodDefaults, sidecar bool) core
 		credential = JITConfigSecretKey // the runner's run.sh starts from it, skipping config.sh
 	}
 	env = append(env, corev1.EnvVar{Name: credential, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
-		LocalObjectReference: corev1.LocalObjectReference{Name: TokenSecretName(in.Name)}, Key: credential,
+		LocalObjectReference: corev1.LocalObjectReference{Name: runnerSecretName(in)}, Key: credential,
 	}}})
 	if sidecar {
 		env = append(env, corev1.EnvVar{Name: "DOCKER_HOST", Value: "unix:///run/docker.sock"})

@@ -57,7 +57,7 @@ func TestRunnerPodWithDockerSidecar(t *testing.T) {
 		require.Contains(t, e, name)
 		require.Equal(t, want, e[name].Value, name)
 	}
-	require.Equal(t, TokenSecretName("app-x1"), e["RUNNER_TOKEN"].ValueFrom.SecretKeyRef.Name, "the token comes from a Secret")
+	require.Equal(t, PoolTokenSecretName(in), e["RUNNER_TOKEN"].ValueFrom.SecretKeyRef.Name, "the token comes from the pool's Secret")
 	require.Empty(t, e["RUNNER_TOKEN"].Value)
 
 	docker := container(pod, "docker")

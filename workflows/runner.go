@@ -159,6 +159,7 @@ func (r *runnerRun) create(ctx workflow.Context) error {
 	if out.RunnerID != 0 {
 		r.state.RunnerID = out.RunnerID // a JIT runner: registered by its creation
 	}
+	r.state.PoolToken = out.PoolToken
 	r.setPhase(ctx, PhaseRegistering)
 	return nil
 }

@@ -79,7 +79,7 @@ func (rt *runnerTest) count(name string) int {
 
 // mockPod makes EnsureRunnerPod and DeleteRunnerPod succeed.
 func (rt *runnerTest) mockPod() {
-	rt.mockPodCreated(activities.RunnerPodOutput{UID: "uid-1", Created: true})
+	rt.mockPodCreated(activities.RunnerPodOutput{UID: "uid-1", Created: true, PoolToken: true})
 }
 
 // mockPodCreated makes EnsureRunnerPod return out and DeleteRunnerPod succeed.
@@ -93,6 +93,9 @@ func (rt *runnerTest) mockPodCreated(out activities.RunnerPodOutput) {
 	rt.env.OnActivity(kube.DeleteRunnerPod, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, ref activities.PodRef) error {
 			require.Equal(rt.t, "uid-1", ref.UID, "deletes only its own pod")
+			if rt.count("EnsureRunnerPod") > 0 { // not a runner adopted or carried over by continue-as-new
+				require.Equal(rt.t, out.PoolToken, ref.PoolToken, "deletes a Secret of the runner's own only when its pod read one")
+			}
 			rt.record("DeleteRunnerPod")
 			return nil
 		})

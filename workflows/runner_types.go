@@ -150,6 +150,9 @@ type RunnerState struct {
 	// while it is not.
 	UnschedulableSince time.Time `json:",omitempty"`
 	Pod                activities.PodState
+	// PoolToken: the pod reads the pool's token Secret, so deleting the runner
+	// deletes no Secret of its own.
+	PoolToken bool `json:",omitempty"`
 	// StopRequested is set by the stop signal; StopReason is its reason.
 	StopRequested bool   `json:",omitempty"`
 	StopReason    string `json:",omitempty"`

@@ -345,7 +345,8 @@ func TestWorkerKilledMidRolloutConverges(t *testing.T) {
 		names = append(names, s.Name)
 	}
 	sort.Strings(names)
-	require.Len(t, names, 3, "one token Secret per live runner, none orphaned: %v", names)
+	require.Len(t, names, 1, "the pool's one token Secret, and no runner's Secret orphaned: %v", names)
+	require.Equal(t, "true", secrets.Items[0].Labels[activities.LabelPoolToken], "%v", names)
 }
 
 func TestInvalidAndUnsupportedSpecsAreReportedInConditions(t *testing.T) {

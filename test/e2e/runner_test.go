@@ -83,9 +83,18 @@ func TestStaticRunnerRegistersThenUnregistersBeforeItsPodIsDeleted(t *testing.T)
 	pod, err := w.kube.CoreV1().Pods("runner-static").Get(ctx, "static-1", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Equal(t, corev1.RestartPolicyNever, pod.Spec.RestartPolicy)
-	secret, err := w.kube.CoreV1().Secrets("runner-static").Get(ctx, activities.TokenSecretName("static-1"), metav1.GetOptions{})
+	var tokenRef *corev1.SecretKeySelector
+	for _, e := range pod.Spec.Containers[0].Env {
+		if e.Name == activities.TokenSecretKey {
+			tokenRef = e.ValueFrom.SecretKeyRef
+		}
+	}
+	require.NotNil(t, tokenRef, "the token comes from a Secret")
+	secret, err := w.kube.CoreV1().Secrets("runner-static").Get(ctx, tokenRef.Name, metav1.GetOptions{})
 	require.NoError(t, err)
-	require.Equal(t, "Pod", secret.OwnerReferences[0].Kind, "the pod owns its token Secret")
+	require.Equal(t, "e2e", secret.Labels[activities.LabelPool], "the pool's token Secret")
+	require.Equal(t, "true", secret.Labels[activities.LabelPoolToken])
+	require.NotEmpty(t, secret.Data[activities.TokenSecretKey])
 
 	// Record when the pod starts going away, from the API server's own events.
 	podWatch, err := w.kube.CoreV1().Pods("runner-static").Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=static-1"})
@@ -119,6 +128,8 @@ func TestStaticRunnerRegistersThenUnregistersBeforeItsPodIsDeleted(t *testing.T)
 	require.True(t, removedAt.Before(podGone), "unregistered (%v) before the pod was deleted (%v)", removedAt, podGone)
 	_, still := w.github.Runner("static-1")
 	require.False(t, still)
+	_, err = w.kube.CoreV1().Secrets("runner-static").Get(ctx, tokenRef.Name, metav1.GetOptions{})
+	require.NoError(t, err, "the pool's token Secret stays for its next runner")
 
 	events := history(t, ctx, w, run)
 	t.Logf("static runner: %d history events; GitHub calls by endpoint after registration: %v", len(events), w.github.CallCounts())
