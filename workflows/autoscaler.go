@@ -234,7 +234,7 @@ func (a *autoscalerRun) writeStatus(ctx workflow.Context, schedule ScheduleMatch
 	}
 	in := activities.HRAStatusInput{Namespace: s.Spec.Namespace, Name: s.Spec.Name, DesiredReplicas: status.DesiredReplicas,
 		LastSuccessfulScaleOutTime: status.LastSuccessfulScaleOutTime, ScheduledOverridesSummary: status.ScheduledOverridesSummary}
-	if err := statusCall(ctx, kube.UpdateHRAStatus, in).Get(ctx, nil); err != nil {
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.UpdateHRAStatus, in).Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("cannot write HRA status", "hra", s.Spec.Name, "error", err)
 		return
 	}

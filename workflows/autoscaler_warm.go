@@ -175,7 +175,7 @@ func (a *autoscalerRun) writeWarmStatus(ctx workflow.Context) {
 		status.LastArrivalTime = &metav1.Time{Time: now.LastArrival}
 	}
 	in := activities.HRAWarmStatusInput{Namespace: s.Spec.Namespace, Name: s.Spec.Name, Warm: status}
-	if err := statusCall(ctx, kube.UpdateHRAWarmStatus, in).Get(ctx, nil); err != nil {
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.UpdateHRAWarmStatus, in).Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("cannot write HRA warm status", "hra", s.Spec.Name, "error", err)
 		return
 	}
@@ -186,7 +186,7 @@ func (a *autoscalerRun) writeWarmStatus(ctx workflow.Context) {
 func (a *autoscalerRun) clearWarmStatus(ctx workflow.Context) {
 	s := &a.state
 	in := activities.HRAWarmStatusInput{Namespace: s.Spec.Namespace, Name: s.Spec.Name, Clear: true}
-	if err := statusCall(ctx, kube.UpdateHRAWarmStatus, in).Get(ctx, nil); err != nil {
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.UpdateHRAWarmStatus, in).Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("cannot clear HRA warm status", "hra", s.Spec.Name, "error", err)
 		return
 	}

@@ -343,7 +343,7 @@ func (p *poolRun) writeStatus(ctx workflow.Context, plan PoolPlan) {
 		return
 	}
 	in := activities.PoolStatusInput{Namespace: s.Spec.Namespace, Kind: s.Spec.Kind, Name: s.Spec.Name, Status: status, Events: p.events}
-	if err := statusCall(ctx, kube.UpdatePoolStatus, in).Get(ctx, nil); err != nil {
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.UpdatePoolStatus, in).Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("cannot write pool status", "pool", s.Spec.Name, "error", err)
 		return
 	}
