@@ -41,9 +41,9 @@ type RunnerPodOutput struct {
 	PoolToken bool `json:",omitempty"`
 }
 
-// EnsureRunnerPod creates a runner: its pod, after the Secret it reads its
-// credential from (the pool's shared token Secret, or a JIT runner's own), or,
-// for a RunnerSet, its one-replica StatefulSet. A runner that exists keeps its pod
+// EnsureRunnerPod creates a runner: its pod, or for a RunnerSet its
+// one-replica StatefulSet, after the Secret it reads its credential from (the
+// pool's shared token Secret, or a JIT runner's own). A runner that exists keeps its pod
 // (a retry only refreshes the token in its Secret). The
 // registration token goes from the process-level cache straight into the Secret:
 // it is in no activity input, output or error.
@@ -58,13 +58,7 @@ func (k *Kubernetes) EnsureRunnerPod(ctx context.Context, in RunnerPodInput) (Ru
 		return RunnerPodOutput{}, err
 	}
 	poolToken := sharesPoolToken(in)
-	var runnerID int64
-	var err error
-	if poolToken {
-		err = k.writePoolToken(ctx, in)
-	} else {
-		runnerID, err = k.writeRunnerSecret(ctx, in)
-	}
+	runnerID, err := k.writeCredential(ctx, in)
 	if err != nil {
 		return RunnerPodOutput{}, err
 	}

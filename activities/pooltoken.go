@@ -12,8 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/arcflow/arcflow/api/v1alpha1"
 )
 
 // LabelPoolToken marks a pool's shared registration-token Secret.
@@ -24,13 +22,19 @@ const LabelPoolToken = "arcflow.dev/pool-token"
 // deleted by hand is back within this long.
 const poolTokenRecheck = time.Minute
 
-// sharesPoolToken: a RunnerDeployment's token runner reads the pool's shared
-// token Secret. Every runner of a scope registers with the same hour-long
-// token, so a Secret per runner only costs three writes each (create, adopt,
-// delete), one of them before the pod. A JIT runner's configuration is its
-// own, and a RunnerSet runner's Secret goes with its StatefulSet.
-func sharesPoolToken(in RunnerPodInput) bool {
-	return !in.JIT && in.Kind != v1alpha1.KindRunnerSet
+// sharesPoolToken: a token runner reads the pool's shared token Secret. Every
+// runner of a scope registers with the same hour-long token, so a Secret per
+// runner only cost three writes each (create, adopt, delete), one of them
+// before the pod. A JIT runner's configuration is its own.
+func sharesPoolToken(in RunnerPodInput) bool { return !in.JIT }
+
+// writeCredential writes what the runner registers with: the pool's token, or
+// a JIT runner's own configuration, whose GitHub ID it returns.
+func (k *Kubernetes) writeCredential(ctx context.Context, in RunnerPodInput) (int64, error) {
+	if sharesPoolToken(in) {
+		return 0, k.writePoolToken(ctx, in)
+	}
+	return k.writeJITConfig(ctx, in)
 }
 
 // PoolTokenSecretName is the pool's token Secret for the runner's scope and

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
@@ -128,7 +129,7 @@ func poolSecretToken(t *testing.T, kube *k8sfake.Clientset, in RunnerPodInput) s
 	return secret.StringData[TokenSecretKey]
 }
 
-// JIT and RunnerSet runners keep a Secret of their own; another scope gets
+// A JIT runner keeps a Secret of its own; another scope gets
 // another pool Secret; a Secret of that name that is not the pool's is refused,
 // not overwritten, and the error holds no token.
 func TestWhoReadsWhichTokenSecret(t *testing.T) {
@@ -139,9 +140,6 @@ func TestWhoReadsWhichTokenSecret(t *testing.T) {
 	jit := org
 	jit.JIT = true
 	require.Equal(t, TokenSecretName("app-x1"), runnerSecretName(jit))
-	set := org
-	set.Kind = v1alpha1.KindRunnerSet
-	require.Equal(t, TokenSecretName("app-x1"), runnerSecretName(set))
 
 	_, k, kube, _ := poolTokenWorld(t)
 	ctx := context.Background()
@@ -188,4 +186,41 @@ func TestARetryKeepsTheSecretOfAnEarlierVersionsPod(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"pods/app-x1", "secrets/app-x1-registration-token"}, deleted)
+}
+
+// A RunnerSet's runners read the pool's Secret too, from their StatefulSet's
+// template; a StatefulSet an earlier version made keeps reading its own.
+func TestRunnerSetRunnersShareThePoolTokenSecret(t *testing.T) {
+	_, k, kube, _ := poolTokenWorld(t)
+	ctx := context.Background()
+	rs := v1alpha1.RunnerSetSpec{RunnerConfig: v1alpha1.RunnerConfig{Organization: "octo-org"}, StatefulSetSpec: appsv1.StatefulSetSpec{
+		Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "runner"}}}},
+	}}
+	in := RunnerPodInput{Namespace: "ci", Name: "rs-abcde-0", Pool: "rs", Kind: v1alpha1.KindRunnerSet, Spec: RunnerSetPodSpec(&rs), StatefulSet: &rs.StatefulSetSpec}
+	out, err := k.EnsureRunnerPod(ctx, in)
+	require.NoError(t, err)
+	require.True(t, out.Created)
+	require.True(t, out.PoolToken)
+	sts, err := kube.AppsV1().StatefulSets("ci").Get(ctx, StatefulSetName(in.Name), metav1.GetOptions{})
+	require.NoError(t, err)
+	require.True(t, readsSecret(&corev1.Pod{Spec: sts.Spec.Template.Spec}, PoolTokenSecretName(in)))
+	require.Equal(t, map[string]int{"create": 1}, secretWrites(kube), "the pool's Secret, none of the runner's own")
+
+	again, err := k.EnsureRunnerPod(ctx, in)
+	require.NoError(t, err)
+	require.True(t, again.PoolToken, "a retry finds the StatefulSet reading the pool's Secret")
+
+	old := in
+	old.Name = "rs-fghij-0"
+	oldSet := BuildRunnerStatefulSet(old, k.Defaults)
+	for i := range oldSet.Spec.Template.Spec.Containers[0].Env {
+		if e := &oldSet.Spec.Template.Spec.Containers[0].Env[i]; e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+			e.ValueFrom.SecretKeyRef.Name = TokenSecretName(old.Name)
+		}
+	}
+	_, err = kube.AppsV1().StatefulSets("ci").Create(ctx, oldSet, metav1.CreateOptions{})
+	require.NoError(t, err)
+	found, err := k.EnsureRunnerPod(ctx, old)
+	require.NoError(t, err)
+	require.False(t, found.PoolToken, "its own Secret is deleted with it")
 }

@@ -35,16 +35,8 @@ func scopeOf(in RunnerPodInput) github.Scope {
 		Credentials: in.Spec.GitHubAPICredentialsFrom.Ref(in.Namespace)}
 }
 
-// writeRunnerSecret writes the runner's Secret. A JIT runner is registered by
-// this call, and its GitHub ID is returned; 0 for a token runner.
-func (k *Kubernetes) writeRunnerSecret(ctx context.Context, in RunnerPodInput) (int64, error) {
-	if in.JIT {
-		return k.writeJITConfig(ctx, in)
-	}
-	return 0, k.writeToken(ctx, in)
-}
-
-// writeToken fetches the scope's registration token and writes the runner's Secret.
+// writeToken fetches the scope's registration token and writes the runner's own
+// Secret: that of a pod an earlier version made, which reads one.
 func (k *Kubernetes) writeToken(ctx context.Context, in RunnerPodInput) error {
 	scope := scopeOf(in)
 	tokens, err := k.tokens(ctx, scope)

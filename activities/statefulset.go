@@ -100,9 +100,12 @@ func BuildRunnerStatefulSet(in RunnerPodInput, defaults PodDefaults) *appsv1.Sta
 func (k *Kubernetes) ensureRunnerStatefulSet(ctx context.Context, in RunnerPodInput) (RunnerPodOutput, error) {
 	sets := k.Client.AppsV1().StatefulSets(in.Namespace)
 	name := StatefulSetName(in.Name)
-	if _, err := sets.Get(ctx, name, metav1.GetOptions{}); err == nil {
+	poolToken := sharesPoolToken(in)
+	if existing, err := sets.Get(ctx, name, metav1.GetOptions{}); err == nil {
+		// One an earlier version made reads a Secret of its own.
+		poolToken = poolToken && !readsSecret(&corev1.Pod{Spec: existing.Spec.Template.Spec}, TokenSecretName(in.Name))
 		id, err := k.registeredRunnerID(ctx, in)
-		return RunnerPodOutput{RunnerID: id}, err
+		return RunnerPodOutput{RunnerID: id, PoolToken: poolToken}, err
 	} else if !apierrors.IsNotFound(err) {
 		return RunnerPodOutput{}, fmt.Errorf("get runner statefulset %s/%s: %w", in.Namespace, name, err)
 	}
@@ -112,18 +115,22 @@ func (k *Kubernetes) ensureRunnerStatefulSet(ctx context.Context, in RunnerPodIn
 	if err := k.ensureSlotClaims(ctx, in); err != nil {
 		return RunnerPodOutput{}, err
 	}
-	runnerID, err := k.writeRunnerSecret(ctx, in)
+	runnerID, err := k.writeCredential(ctx, in)
 	if err != nil {
 		return RunnerPodOutput{}, err
 	}
 	created, err := sets.Create(ctx, BuildRunnerStatefulSet(in, k.Defaults), metav1.CreateOptions{})
 	switch {
 	case apierrors.IsAlreadyExists(err):
-		return RunnerPodOutput{RunnerID: runnerID}, nil
+		return RunnerPodOutput{RunnerID: runnerID, PoolToken: poolToken}, nil
 	case apierrors.IsInvalid(err) || apierrors.IsForbidden(err):
 		return RunnerPodOutput{}, invalidSpec("statefulset", in, err)
 	case err != nil:
 		return RunnerPodOutput{}, fmt.Errorf("create runner statefulset %s/%s: %w", in.Namespace, name, err)
 	}
-	return RunnerPodOutput{Created: true, RunnerID: runnerID}, k.adoptTokenSecret(ctx, in, "apps/v1", "StatefulSet", created.Name, string(created.UID))
+	out := RunnerPodOutput{Created: true, RunnerID: runnerID, PoolToken: poolToken}
+	if poolToken {
+		return out, nil
+	}
+	return out, k.adoptTokenSecret(ctx, in, "apps/v1", "StatefulSet", created.Name, string(created.UID))
 }
