@@ -43,7 +43,7 @@ func (p *poolRun) startRunnersWith(ctx workflow.Context, runners []PoolRunner, i
 		start := activities.WorkflowStart{
 			ID: contract.RunnerWorkflowID(spec.Namespace, r.Name), Type: "RunnerWorkflow", TaskQueue: contract.TaskQueue, Input: input,
 			Memo:     contract.RunnerMemo(spec.Namespace, r.Name, spec.Kind, spec.Name, spec.Scope.String()),
-			Keywords: runnerKeywords(spec, r.Name), TaskTimeout: RunnerTaskTimeout,
+			Keywords: runnerKeywords(spec, r.Name, PhaseRegistering), TaskTimeout: RunnerTaskTimeout,
 		}
 		if in.Adopted != nil {
 			start.Memo["adoptedFrom"] = "ARC"
@@ -124,16 +124,17 @@ func (p *poolRun) runnerInput(ctx workflow.Context, name string, registrationOnl
 	return RunnerInput{
 		Pod: pod, Scope: spec.Scope, Ephemeral: spec.Ephemeral, Timings: spec.RunnerTimings,
 		PoolWorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, RegistrationOnly: registrationOnly,
-		Revision: RunnerRevisionLocal, PatientRegistration: p.patientRegistration(registrationOnly),
+		Revision: RunnerRevisionRegisteringAtStart, PatientRegistration: p.patientRegistration(registrationOnly),
 	}
 }
 
-// runnerKeywords are a runner workflow's search attributes at start.
-func runnerKeywords(spec PoolSpec, name string) map[string]string {
+// runnerKeywords are a runner workflow's search attributes at start, showing
+// the phase the runner's revision publishes first.
+func runnerKeywords(spec PoolSpec, name string, phase RunnerPhase) map[string]string {
 	return map[string]string{
 		contract.SearchAttrKind.GetName(): "runner", contract.SearchAttrPool.GetName(): spec.Namespace + "/" + spec.Name,
 		contract.SearchAttrScope.GetName(): spec.Scope.String(), contract.SearchAttrRunnerName.GetName(): name,
-		contract.SearchAttrRunnerState.GetName(): string(PhaseCreating),
+		contract.SearchAttrRunnerState.GetName(): string(phase),
 	}
 }
 
@@ -142,7 +143,7 @@ func runnerKeywords(spec PoolSpec, name string) map[string]string {
 func (p *poolRun) startRunnerChild(ctx workflow.Context, r PoolRunner) {
 	spec := p.state.Spec
 	var attrs []temporal.SearchAttributeUpdate
-	for key, value := range runnerKeywords(spec, r.Name) {
+	for key, value := range runnerKeywords(spec, r.Name, PhaseCreating) {
 		attrs = append(attrs, temporal.NewSearchAttributeKeyKeyword(key).ValueSet(value))
 	}
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
@@ -152,6 +153,8 @@ func (p *poolRun) startRunnerChild(ctx workflow.Context, r PoolRunner) {
 		Memo:                  contract.RunnerMemo(spec.Namespace, r.Name, spec.Kind, spec.Name, spec.Scope.String()),
 		TypedSearchAttributes: temporal.NewSearchAttributes(attrs...),
 	})
-	started := workflow.ExecuteChildWorkflow(cctx, RunnerWorkflow, p.runnerInput(ctx, r.Name, r.RegistrationOnly)).GetChildWorkflowExecution()
+	in := p.runnerInput(ctx, r.Name, r.RegistrationOnly)
+	in.Revision = RunnerRevisionLocal // its start shows Creating
+	started := workflow.ExecuteChildWorkflow(cctx, RunnerWorkflow, in).GetChildWorkflowExecution()
 	p.starting = append(p.starting, pendingStart{name: r.Name, started: started})
 }

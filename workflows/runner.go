@@ -50,6 +50,9 @@ func RunnerWorkflow(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
 	}
 	if r.local() && in.State == nil {
 		r.published = r.state.Phase // set by the start (runnerKeywords)
+		if in.Revision >= RunnerRevisionRegisteringAtStart && in.Adopted == nil {
+			r.published = PhaseRegistering
+		}
 	}
 	if !r.local() {
 		r.publishPhase(ctx)

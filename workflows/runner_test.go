@@ -35,9 +35,9 @@ type call struct {
 	at   time.Duration // since the workflow started
 }
 
-// runnerRevisions are the code paths every runner test runs on: runs recorded
-// before RunnerRevisionLocal keep theirs.
-var runnerRevisions = []int{RunnerRevisionActivities, RunnerRevisionLocal}
+// runnerRevisions are the code paths every runner test runs on: runs started
+// on an earlier revision keep theirs.
+var runnerRevisions = []int{RunnerRevisionActivities, RunnerRevisionLocal, RunnerRevisionRegisteringAtStart}
 
 func forEachRevision(t *testing.T, test func(t *testing.T, revision int)) {
 	for _, revision := range runnerRevisions {
@@ -488,4 +488,44 @@ func TestRegistrationOnlyRunnerReleasesItsPodAndStaysRegistered(t *testing.T) {
 		names := rt.names()
 		require.Equal(t, []string{"RemoveRunner", "DeleteRunnerPod"}, names[len(names)-2:])
 	})
+}
+
+// The runner-state search attribute follows the phases a runner waits in. From
+// RunnerRevisionRegisteringAtStart the start shows Registering, so that phase
+// costs no upsert; a creation that waits (a rate limit) still shows Creating.
+func TestRunnerStatePublishedOnlyWhereItWaits(t *testing.T) {
+	for _, c := range []struct {
+		revision  int
+		rateLimit bool
+		want      []string
+	}{
+		{RunnerRevisionLocal, false, []string{"Registering", "Idle", "Done"}},
+		{RunnerRevisionRegisteringAtStart, false, []string{"Idle", "Done"}},
+		{RunnerRevisionRegisteringAtStart, true, []string{"Creating", "Registering", "Idle", "Done"}},
+	} {
+		t.Run(fmt.Sprintf("revision-%d-rate-limited-%v", c.revision, c.rateLimit), func(t *testing.T) {
+			rt := newRunnerTest(t, c.revision)
+			created := false
+			rt.env.OnActivity(kube.EnsureRunnerPod, mock.Anything, mock.Anything).Return(
+				func(context.Context, activities.RunnerPodInput) (activities.RunnerPodOutput, error) {
+					if c.rateLimit && !created {
+						created = true
+						return activities.RunnerPodOutput{}, rateLimitErr(rt.env.Now().Add(time.Minute))
+					}
+					return activities.RunnerPodOutput{UID: "uid-1", Created: true, PoolToken: true}, nil
+				})
+			rt.env.OnActivity(kube.DeleteRunnerPod, mock.Anything, mock.Anything).Return(nil)
+			rt.mockFind(0)
+			rt.mockRemove()
+			var published []string
+			rt.env.OnUpsertTypedSearchAttributes(mock.Anything).Run(func(args mock.Arguments) {
+				state, _ := args.Get(0).(temporal.SearchAttributes).GetKeyword(contract.SearchAttrRunnerState)
+				published = append(published, state)
+			}).Return(nil)
+			rt.after(2*time.Minute, func() { rt.signalPod("Running", true, "1") })
+			rt.after(5*time.Minute, func() { rt.signalPod("Succeeded", false, "2") })
+			rt.run(true, RunnerTimings{})
+			require.Equal(t, c.want, published)
+		})
+	}
 }

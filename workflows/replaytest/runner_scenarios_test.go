@@ -142,22 +142,28 @@ func runnerScenarios() []runnerScenario {
 		switch sc.name {
 		case "runner-ephemeral-job-done", "runner-stop-idle", "runner-registration-timeout", "runner-pod-deleted", "runner-busy-ephemeral",
 			"runner-stop-while-registering":
-			scenarios = append(scenarios, onLocalRevision(sc, 40))
+			scenarios = append(scenarios, onRevision(sc, workflows.RunnerRevisionLocal, "local", 40))
+		}
+		// And on RunnerRevisionRegisteringAtStart, whose first phase costs no upsert.
+		switch sc.name {
+		case "runner-ephemeral-job-done", "runner-stop-while-registering":
+			scenarios = append(scenarios, onRevision(sc, workflows.RunnerRevisionRegisteringAtStart, "registering-at-start", 40))
 		}
 	}
 	return scenarios
 }
 
-// onLocalRevision is a scenario for runners started on RunnerRevisionLocal.
-func onLocalRevision(sc runnerScenario, maxEvents int) runnerScenario {
+// onRevision is a scenario for runners started on the given revision, named
+// runner-<label>-….
+func onRevision(sc runnerScenario, revision int, label string, maxEvents int) runnerScenario {
 	in := sc.in
 	if in == nil {
 		in = func(name string) workflows.RunnerInput { return runnerIn(name, false) }
 	}
-	sc.name = strings.Replace(sc.name, "runner-", "runner-local-", 1)
+	sc.name = strings.Replace(sc.name, "runner-", "runner-"+label+"-", 1)
 	sc.in = func(name string) workflows.RunnerInput {
 		started := in(name)
-		started.Revision = workflows.RunnerRevisionLocal
+		started.Revision = revision
 		return started
 	}
 	sc.maxEvents = maxEvents
