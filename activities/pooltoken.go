@@ -12,10 +12,17 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/arcflow/arcflow/github"
 )
 
 // LabelPoolToken marks a pool's shared registration-token Secret.
 const LabelPoolToken = "arcflow.dev/pool-token"
+
+// AnnotationTokenExpires is when the token in a pool's Secret expires (RFC
+// 3339). Worker replicas each fetch their own token: the newest one stays,
+// instead of the replicas overwriting each other's.
+const AnnotationTokenExpires = "arcflow.dev/token-expires-at"
 
 // poolTokenRecheck is how long a written pool token is trusted without an API
 // call. Past it, the next runner makes sure the Secret is still there, so one
@@ -123,7 +130,7 @@ func (k *Kubernetes) writePoolToken(ctx context.Context, in RunnerPodInput) erro
 		if k.poolTokens.fresh(key, want) {
 			return nil, nil
 		}
-		if err := k.applyPoolToken(ctx, in, name, token.Value(), k.poolTokens.known(key, want.owner)); err != nil {
+		if err := k.applyPoolToken(ctx, in, name, token, k.poolTokens.known(key, want.owner)); err != nil {
 			return nil, err
 		}
 		want.at = time.Now()
@@ -134,15 +141,16 @@ func (k *Kubernetes) writePoolToken(ctx context.Context, in RunnerPodInput) erro
 }
 
 // applyPoolToken creates the Secret, or updates the token of the one there
-// (first, when it is known to exist). A Secret of that name that is not this
-// pool's is left alone.
-func (k *Kubernetes) applyPoolToken(ctx context.Context, in RunnerPodInput, name, token string, known bool) error {
+// (first, when it is known to exist) unless that one expires no sooner. A
+// Secret of that name that is not this pool's is left alone.
+func (k *Kubernetes) applyPoolToken(ctx context.Context, in RunnerPodInput, name string, token github.RegistrationToken, known bool) error {
 	secrets := k.Client.CoreV1().Secrets(in.Namespace)
+	expires := map[string]string{AnnotationTokenExpires: token.ExpiresAt.UTC().Format(time.RFC3339)}
 	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: in.Namespace,
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: in.Namespace, Annotations: expires,
 			Labels: map[string]string{LabelPool: in.Pool, LabelPoolToken: "true"}},
 		Type:       corev1.SecretTypeOpaque,
-		StringData: map[string]string{TokenSecretKey: token},
+		StringData: map[string]string{TokenSecretKey: token.Value()},
 	}
 	if in.Owner != nil {
 		owner := *in.Owner
@@ -174,10 +182,18 @@ func (k *Kubernetes) applyPoolToken(ctx context.Context, in RunnerPodInput, name
 	if v, ok := existing.StringData[TokenSecretKey]; ok {
 		current = v // as a client without an API server's conversion keeps it
 	}
-	if current == token {
+	if current == token.Value() {
 		return nil
 	}
-	existing.Data, existing.StringData = nil, map[string]string{TokenSecretKey: token}
+	if until, err := time.Parse(time.RFC3339, existing.Annotations[AnnotationTokenExpires]); err == nil && current != "" &&
+		!until.Before(token.ExpiresAt.Truncate(time.Second)) {
+		return nil // another replica's token, at least as new as this one
+	}
+	if existing.Annotations == nil {
+		existing.Annotations = map[string]string{}
+	}
+	existing.Annotations[AnnotationTokenExpires] = expires[AnnotationTokenExpires]
+	existing.Data, existing.StringData = nil, map[string]string{TokenSecretKey: token.Value()}
 	if _, err := secrets.Update(ctx, existing, metav1.UpdateOptions{}); err != nil {
 		// The API server's error names the object, not its data.
 		return fmt.Errorf("update pool token secret %s/%s: %w", in.Namespace, name, err)

@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -223,4 +224,41 @@ func TestRunnerSetRunnersShareThePoolTokenSecret(t *testing.T) {
 	found, err := k.EnsureRunnerPod(ctx, old)
 	require.NoError(t, err)
 	require.False(t, found.PoolToken, "its own Secret is deleted with it")
+}
+
+// Two worker replicas fetch tokens of their own: the newest stays in the
+// Secret, and a replica holding an older one leaves it instead of the two
+// overwriting each other.
+func TestReplicasDoNotOverwriteEachOthersToken(t *testing.T) {
+	srv, first, kube, clock := poolTokenWorld(t)
+	client, err := github.New(github.Config{Token: "ghp_test", URL: srv.URL}, github.Options{Now: clock.Now})
+	require.NoError(t, err)
+	second := &Kubernetes{Client: kube, Tokens: client, Defaults: DefaultPodDefaults()}
+	ctx := context.Background()
+	in := input(v1alpha1.RunnerConfig{Organization: "octo-org"})
+
+	for i, k := range []*Kubernetes{first, second, first, second} {
+		in.Name = fmt.Sprintf("app-r%d", i)
+		_, err := k.EnsureRunnerPod(ctx, in)
+		require.NoError(t, err)
+	}
+	require.Len(t, srv.IssuedTokens(), 2, "each replica has a token of its own")
+	require.Zero(t, secretWrites(kube)["update"], "the second replica's token is no newer: the first stays")
+	in.Name = "app-r0"
+	pod, err := kube.CoreV1().Pods("ci").Get(ctx, "app-r3", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.True(t, readsSecret(pod, PoolTokenSecretName(in)), "both replicas' runners read the one Secret")
+
+	clock.Add(31 * time.Minute) // both replicas fetch new tokens
+	second.poolTokens.written = nil
+	in.Name = "app-r4"
+	_, err = second.EnsureRunnerPod(ctx, in)
+	require.NoError(t, err)
+	newest := poolSecretToken(t, kube, in)
+	first.poolTokens.written = nil
+	in.Name = "app-r5"
+	_, err = first.EnsureRunnerPod(ctx, in)
+	require.NoError(t, err)
+	require.Equal(t, newest, poolSecretToken(t, kube, in), "an equally new token does not replace it")
+	require.Equal(t, 1, secretWrites(kube)["update"], "one write for the new tokens of both replicas")
 }
