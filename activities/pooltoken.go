@@ -107,14 +107,9 @@ func (p *poolTokens) remember(key string, w writtenToken) {
 // writePoolToken makes the pool's token Secret hold the scope's current
 // registration token.
 func (k *Kubernetes) writePoolToken(ctx context.Context, in RunnerPodInput) error {
-	scope := scopeOf(in)
-	tokens, err := k.tokens(ctx, scope)
+	token, err := k.registrationToken(ctx, in)
 	if err != nil {
 		return err
-	}
-	token, err := tokens.RegistrationToken(ctx, scope)
-	if err != nil {
-		return githubError(fmt.Errorf("registration token for %s: %w", scope, err))
 	}
 	name := PoolTokenSecretName(in)
 	key := in.Namespace + "/" + name

@@ -35,17 +35,27 @@ func scopeOf(in RunnerPodInput) github.Scope {
 		Credentials: in.Spec.GitHubAPICredentialsFrom.Ref(in.Namespace)}
 }
 
-// writeToken fetches the scope's registration token and writes the runner's own
-// Secret: that of a pod an earlier version made, which reads one.
-func (k *Kubernetes) writeToken(ctx context.Context, in RunnerPodInput) error {
+// registrationToken is the runner's scope's registration token, from the
+// process's token cache.
+func (k *Kubernetes) registrationToken(ctx context.Context, in RunnerPodInput) (github.RegistrationToken, error) {
 	scope := scopeOf(in)
 	tokens, err := k.tokens(ctx, scope)
 	if err != nil {
-		return err
+		return github.RegistrationToken{}, err
 	}
 	token, err := tokens.RegistrationToken(ctx, scope)
 	if err != nil {
-		return githubError(fmt.Errorf("registration token for %s: %w", scope, err))
+		return github.RegistrationToken{}, githubError(fmt.Errorf("registration token for %s: %w", scope, err))
+	}
+	return token, nil
+}
+
+// writeToken writes the registration token into the runner's own Secret: that
+// of a pod an earlier version made, which reads one.
+func (k *Kubernetes) writeToken(ctx context.Context, in RunnerPodInput) error {
+	token, err := k.registrationToken(ctx, in)
+	if err != nil {
+		return err
 	}
 	return k.writeSecret(ctx, in, map[string]string{TokenSecretKey: token.Value()}, nil)
 }
