@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/arcflow/arcflow/internal/buildtags"
 )
 
 // instruction is one Dockerfile instruction with its continuation lines joined.
@@ -123,9 +125,10 @@ func TestDockerfileBuildsTheSameImage(t *testing.T) {
 			goBuild = in.args
 		}
 	}
-	for _, want := range []string{"CGO_ENABLED=0", "-trimpath", `-ldflags "-s -w -X main.version=$VERSION"`, "-o /out/arcflow ./cmd/arcflow",
-		"-tags webhookonly", "-o /out/arcflow-webhook ./cmd/arcflow"} {
-		require.Contains(t, goBuild, want)
+	for _, want := range []string{"CGO_ENABLED=0", "-trimpath", `-ldflags "-s -w -X main.version=$VERSION"`,
+		"-tags " + buildtags.With() + ` -ldflags "-s -w -X main.version=$VERSION" -o /out/arcflow ./cmd/arcflow`,
+		"-tags " + buildtags.With(buildtags.WebhookOnly) + ` -ldflags "-s -w -X main.version=$VERSION" -o /out/arcflow-webhook ./cmd/arcflow`} {
+		require.Contains(t, goBuild, want, "the tags CompileArcflow builds with")
 	}
 }
 
