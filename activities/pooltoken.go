@@ -46,9 +46,10 @@ func (k *Kubernetes) writeCredential(ctx context.Context, in RunnerPodInput) (in
 
 // PoolTokenSecretName is the pool's token Secret for the runner's scope and
 // credentials: a template that moves the pool to another scope gets a Secret of
-// its own, so the old scope's runners keep theirs during the rollout.
+// its own, so the old scope's runners keep theirs during the rollout. The kind
+// keeps a RunnerDeployment and a RunnerSet of one name apart.
 func PoolTokenSecretName(in RunnerPodInput) string {
-	sum := sha256.Sum256([]byte(scopeOf(in).String() + "|" + in.Spec.GitHubAPICredentialsFrom.Ref(in.Namespace)))
+	sum := sha256.Sum256([]byte(in.Kind + "|" + scopeOf(in).String() + "|" + in.Spec.GitHubAPICredentialsFrom.Ref(in.Namespace)))
 	suffix := "-runner-token-" + hex.EncodeToString(sum[:4])
 	pool := in.Pool
 	if max := 253 - len(suffix); len(pool) > max {

@@ -137,6 +137,9 @@ func TestWhoReadsWhichTokenSecret(t *testing.T) {
 	org := input(v1alpha1.RunnerConfig{Organization: "octo-org"})
 	repo := input(v1alpha1.RunnerConfig{Repository: "octo-org/app"})
 	require.NotEqual(t, PoolTokenSecretName(org), PoolTokenSecretName(repo), "a scope per Secret")
+	set := org
+	set.Kind = v1alpha1.KindRunnerSet
+	require.NotEqual(t, PoolTokenSecretName(org), PoolTokenSecretName(set), "a RunnerSet of the same name has its own")
 	require.Equal(t, PoolTokenSecretName(org), runnerSecretName(org))
 	jit := org
 	jit.JIT = true
