@@ -45,11 +45,7 @@ func (k *Kubernetes) AdoptARCClaims(ctx context.Context, in AdoptARCClaimsInput)
 					owners = append(owners, o)
 				}
 			}
-			if in.Owner != nil {
-				owner := *in.Owner
-				owner.Controller, owner.BlockOwnerDeletion = nil, nil
-				owners = append(owners, owner)
-			}
+			owners = append(owners, deletedWithPool(in.Owner)...)
 			patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
 				"resourceVersion": claim.ResourceVersion,
 				"ownerReferences": owners,

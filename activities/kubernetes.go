@@ -90,6 +90,18 @@ func (k *Kubernetes) EnsureRunnerPod(ctx context.Context, in RunnerPodInput) (Ru
 	return RunnerPodOutput{UID: string(created.UID), Created: true, RunnerID: runnerID, PoolToken: poolToken}, nil
 }
 
+// deletedWithPool is the owner reference of an object the pool's resource owns
+// without controlling it, so that deleting the resource deletes the object too;
+// none without an owner.
+func deletedWithPool(owner *metav1.OwnerReference) []metav1.OwnerReference {
+	if owner == nil {
+		return nil
+	}
+	ref := *owner
+	ref.Controller, ref.BlockOwnerDeletion = nil, nil
+	return []metav1.OwnerReference{ref}
+}
+
 func invalidSpec(what string, in RunnerPodInput, err error) error {
 	return temporal.NewNonRetryableApplicationError(
 		fmt.Sprintf("create runner %s %s/%s: %v", what, in.Namespace, in.Name, err), ErrTypeInvalidSpec, nil)

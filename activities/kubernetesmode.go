@@ -96,12 +96,8 @@ func (k *Kubernetes) ensureKubernetesModeAccount(ctx context.Context, in RunnerP
 		return nil
 	}
 	name := KubernetesModeAccount(in.Pool)
-	meta := metav1.ObjectMeta{Name: name, Namespace: in.Namespace, Labels: map[string]string{LabelPool: in.Pool}}
-	if in.Owner != nil {
-		owner := *in.Owner
-		owner.Controller, owner.BlockOwnerDeletion = nil, nil // not the pool's controller, just deleted with it
-		meta.OwnerReferences = []metav1.OwnerReference{owner}
-	}
+	meta := metav1.ObjectMeta{Name: name, Namespace: in.Namespace, Labels: map[string]string{LabelPool: in.Pool},
+		OwnerReferences: deletedWithPool(in.Owner)}
 	creates := []struct {
 		what   string
 		create func() error

@@ -148,11 +148,7 @@ func (k *Kubernetes) applyPoolToken(ctx context.Context, in RunnerPodInput, name
 		Type:       corev1.SecretTypeOpaque,
 		StringData: map[string]string{TokenSecretKey: token.Value()},
 	}
-	if in.Owner != nil {
-		owner := *in.Owner
-		owner.Controller, owner.BlockOwnerDeletion = nil, nil // deleted with the pool, not controlled by it
-		secret.OwnerReferences = []metav1.OwnerReference{owner}
-	}
+	secret.OwnerReferences = deletedWithPool(in.Owner)
 	var existing *corev1.Secret
 	var err error
 	if known {

@@ -54,11 +54,7 @@ func (k *Kubernetes) ensureSlotClaims(ctx context.Context, in RunnerPodInput) er
 			},
 			Spec: t.Spec,
 		}
-		if in.Owner != nil {
-			owner := *in.Owner
-			owner.Controller, owner.BlockOwnerDeletion = nil, nil
-			claim.OwnerReferences = []metav1.OwnerReference{owner}
-		}
+		claim.OwnerReferences = deletedWithPool(in.Owner)
 		_, err := k.Client.CoreV1().PersistentVolumeClaims(in.Namespace).Create(ctx, claim, metav1.CreateOptions{})
 		switch {
 		case apierrors.IsAlreadyExists(err):
