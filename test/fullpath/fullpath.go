@@ -109,7 +109,8 @@ func Run(t *testing.T, cfg Config) Result {
 
 	maxPods, maxObjects := 0, 0
 	require.Eventually(t, func() bool {
-		maxPods, maxObjects = max(maxPods, activeRunnerPods(t, w)), max(maxObjects, len(RunnerPods(t, w)))
+		pods := runnerPodList(t, w)
+		maxPods, maxObjects = max(maxPods, activePods(pods)), max(maxObjects, len(pods))
 		done := 0
 		for _, j := range w.GitHub.Jobs() {
 			if j.Status == "completed" {
@@ -176,24 +177,26 @@ func scrape(t *testing.T, url string) string {
 
 // RunnerPods names the runner pods in the world's namespace now.
 func RunnerPods(t *testing.T, w *simworld.World) []string {
-	list, err := w.Kube.CoreV1().Pods(w.Namespace()).List(context.Background(), metav1.ListOptions{LabelSelector: activities.LabelRunner})
-	require.NoError(t, err)
 	var names []string
-	for _, p := range list.Items {
+	for _, p := range runnerPodList(t, w) {
 		names = append(names, p.Name)
 	}
 	return names
 }
 
-// activeRunnerPods counts the runner pods that can run a job, as Kubernetes
-// counts a ReplicaSet's active pods: not Succeeded or Failed, not being deleted.
-// A finished ephemeral runner's pod stays until its runner deletes it, while
-// the pool may already have replaced it.
-func activeRunnerPods(t *testing.T, w *simworld.World) int {
+func runnerPodList(t *testing.T, w *simworld.World) []corev1.Pod {
 	list, err := w.Kube.CoreV1().Pods(w.Namespace()).List(context.Background(), metav1.ListOptions{LabelSelector: activities.LabelRunner})
 	require.NoError(t, err)
+	return list.Items
+}
+
+// activePods counts the runner pods that can run a job, as Kubernetes counts a
+// ReplicaSet's active pods: not Succeeded or Failed, not being deleted. A
+// finished ephemeral runner's pod stays until its runner deletes it, while the
+// pool may already have replaced it.
+func activePods(pods []corev1.Pod) int {
 	n := 0
-	for _, p := range list.Items {
+	for _, p := range pods {
 		if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed && p.DeletionTimestamp == nil {
 			n++
 		}
