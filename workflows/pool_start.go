@@ -43,7 +43,7 @@ func (p *poolRun) startRunnersWith(ctx workflow.Context, runners []PoolRunner, i
 		start := activities.WorkflowStart{
 			ID: contract.RunnerWorkflowID(spec.Namespace, r.Name), Type: "RunnerWorkflow", TaskQueue: contract.TaskQueue, Input: input,
 			Memo:     contract.RunnerMemo(spec.Namespace, r.Name, spec.Kind, spec.Name, spec.Scope.String()),
-			Keywords: runnerKeywords(spec, r.Name, PhaseRegistering), TaskTimeout: RunnerTaskTimeout,
+			Keywords: runnerKeywords(spec, r.Name, publishedAtStart(in.Revision)), TaskTimeout: RunnerTaskTimeout,
 		}
 		if in.Adopted != nil {
 			start.Memo["adoptedFrom"] = "ARC"
@@ -142,8 +142,10 @@ func runnerKeywords(spec PoolSpec, name string, phase RunnerPhase) map[string]st
 // abandoned when the pool's run closes so it outlives a continue-as-new.
 func (p *poolRun) startRunnerChild(ctx workflow.Context, r PoolRunner) {
 	spec := p.state.Spec
+	in := p.runnerInput(ctx, r.Name, r.RegistrationOnly)
+	in.Revision = RunnerRevisionLocal // the revision this path started runners on
 	var attrs []temporal.SearchAttributeUpdate
-	for key, value := range runnerKeywords(spec, r.Name, PhaseCreating) {
+	for key, value := range runnerKeywords(spec, r.Name, publishedAtStart(in.Revision)) {
 		attrs = append(attrs, temporal.NewSearchAttributeKeyKeyword(key).ValueSet(value))
 	}
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
@@ -153,8 +155,6 @@ func (p *poolRun) startRunnerChild(ctx workflow.Context, r PoolRunner) {
 		Memo:                  contract.RunnerMemo(spec.Namespace, r.Name, spec.Kind, spec.Name, spec.Scope.String()),
 		TypedSearchAttributes: temporal.NewSearchAttributes(attrs...),
 	})
-	in := p.runnerInput(ctx, r.Name, r.RegistrationOnly)
-	in.Revision = RunnerRevisionLocal // its start shows Creating
 	started := workflow.ExecuteChildWorkflow(cctx, RunnerWorkflow, in).GetChildWorkflowExecution()
 	p.starting = append(p.starting, pendingStart{name: r.Name, started: started})
 }

@@ -50,8 +50,8 @@ func RunnerWorkflow(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
 	}
 	if r.local() && in.State == nil {
 		r.published = r.state.Phase // set by the start (runnerKeywords)
-		if in.Revision >= RunnerRevisionRegisteringAtStart && in.Adopted == nil {
-			r.published = PhaseRegistering
+		if in.Adopted == nil {
+			r.published = publishedAtStart(in.Revision)
 		}
 	}
 	if !r.local() {

@@ -96,6 +96,16 @@ const (
 	RunnerRevisionRegisteringAtStart = 2
 )
 
+// publishedAtStart is the runner-state search attribute a runner of the
+// revision is started with (not adopted): the pool sets it, and the runner
+// publishes no phase until it leaves that one.
+func publishedAtStart(revision int) RunnerPhase {
+	if revision >= RunnerRevisionRegisteringAtStart {
+		return PhaseRegistering
+	}
+	return PhaseCreating
+}
+
 // RunnerTimings are the waits of the lifecycle. Zero values take ARC's numbers.
 type RunnerTimings struct {
 	// RegistrationTimeout: a pod Ready this long without registering is deleted (10m).
