@@ -122,11 +122,19 @@ type PodRef struct {
 	ARC bool `json:",omitempty"`
 	// PoolToken: the pod read the pool's token Secret, which stays.
 	PoolToken bool `json:",omitempty"`
+	// Pool names the runner's RunnerDeployment or RunnerSet, which gets an
+	// event when a write of the deletion is refused.
+	Pool string `json:",omitempty"`
 }
 
 // DeleteRunnerPod deletes a runner's pod and its token Secret. Both being gone
-// already is success.
+// already is success. A write an admission webhook refuses is reported on the
+// pool's resource and returned as ErrTypeAdmissionRefused.
 func (k *Kubernetes) DeleteRunnerPod(ctx context.Context, ref PodRef) error {
+	return k.asAdmissionRefused(ctx, ref, k.deleteRunnerPod(ctx, ref))
+}
+
+func (k *Kubernetes) deleteRunnerPod(ctx context.Context, ref PodRef) error {
 	if ref.Kind == v1alpha1.KindRunnerSet {
 		name := StatefulSetName(ref.Name)
 		err := k.Client.AppsV1().StatefulSets(ref.Namespace).Delete(ctx, name, metav1.DeleteOptions{})

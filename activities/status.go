@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -69,7 +70,10 @@ func (k *Kubernetes) UpdatePoolStatus(ctx context.Context, in PoolStatusInput) e
 			UID: obj.GetUID(), ResourceVersion: obj.GetResourceVersion(),
 		}
 		if err := RecordEvent(ctx, k.Client, on, corev1.EventTypeNormal, reason, message); err != nil {
-			return err
+			// Events are best effort, as client-go's recorder treats them: one
+			// refused (a namespace being deleted takes no new objects) must not
+			// hold back the pool that is draining it.
+			slog.Warn("cannot record a pool event", "pool", in.Namespace+"/"+in.Name, "reason", reason, "error", err)
 		}
 	}
 	return nil

@@ -46,6 +46,12 @@ type ARCController struct {
 	// PodSelector finds ARC's controller-manager pods; empty skips the pods.
 	PodSelector string
 
+	// Warn, when set, is told once that the admission webhook check is
+	// skipped for want of permission.
+	Warn func(msg string, args ...any)
+	// webhooksUnreadable: the worker may not list webhook configurations.
+	webhooksUnreadable bool
+
 	// lastRenew is the Lease's renewTime at the previous check, lastRead when
 	// that check read it, and renewedAfter the lastRead before the latest
 	// renewTime change a check saw: ARC renewed after it, by this process's
@@ -91,16 +97,41 @@ const (
 
 // Reason is the Accepted=False condition's reason while s holds arcflow back.
 func (s ARCStatus) Reason() string {
-	if s.Cause == arcCauseUnknown {
+	switch s.Cause {
+	case arcCauseUnknown:
 		return "ARCControllerUnknown"
+	case arcCauseWebhooks:
+		return "ARCWebhooksRegistered"
 	}
 	return "ARCControllerActive"
 }
 
 func (c *ARCController) ref() string { return c.Namespace + "/" + c.Lease }
 
-// Check reads ARC's Lease and, unless the Lease shows ARC alive, lists its pods.
+// Check reads ARC's Lease and, unless the Lease shows ARC alive, lists its
+// pods, and then ARC's admission webhooks.
 func (c *ARCController) Check(ctx context.Context) (ARCStatus, error) {
+	status, err := c.checkController(ctx)
+	if err != nil || status.Active || c.webhooksUnreadable {
+		return status, err
+	}
+	configs, readable, err := c.checkWebhooks(ctx)
+	if err != nil {
+		return ARCStatus{}, err
+	}
+	if !readable {
+		c.webhooksUnreadable = true
+		if c.Warn != nil {
+			c.Warn("cannot list admission webhook configurations (forbidden): arcflow does not check for ARC's webhooks; a write they refuse is reported on the runner and retried",
+				"hint", "grant the worker list on mutatingwebhookconfigurations and validatingwebhookconfigurations")
+		}
+		return status, nil
+	}
+	return arcWebhooksStatus(configs), nil
+}
+
+// checkController tells whether ARC's controller-manager runs.
+func (c *ARCController) checkController(ctx context.Context) (ARCStatus, error) {
 	read := time.Now()
 	lease, err := c.Kube.CoordinationV1().Leases(c.Namespace).Get(ctx, c.Lease, metav1.GetOptions{})
 	switch {

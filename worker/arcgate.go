@@ -125,15 +125,15 @@ func (w *ResourceWatcher) setARCStatus(status ARCStatus) bool {
 	g.status, g.reported = status, map[string]bool{}
 	switch {
 	case first && status.Active:
-		w.Log.Warn("ARC's controller-manager runs: arcflow starts no pool or autoscaler until it stops", "reason", status.Message)
+		w.Log.Warn("ARC is still in charge: arcflow starts no pool or autoscaler until it is gone", "cause", status.Cause, "reason", status.Message)
 	case first:
 	case status.Active && !was.Active:
-		w.Log.Error("ARC's controller-manager runs again: arcflow starts no pool or autoscaler, and those it runs keep running beside it; stop ARC, or run `arcflow drain`",
-			"reason", status.Message)
+		w.Log.Error("ARC is back (its controller or its admission webhooks): arcflow starts no pool or autoscaler, and those it runs keep running beside it; stop ARC, or run `arcflow drain`",
+			"cause", status.Cause, "reason", status.Message)
 	case status.Active:
-		w.Log.Warn("ARC's controller-manager still runs", "reason", status.Message)
+		w.Log.Warn("ARC is still in charge", "cause", status.Cause, "reason", status.Message)
 	default:
-		w.Log.Info("ARC's controller-manager is gone: arcflow takes over its resources", "was", was.Message)
+		w.Log.Info("ARC is gone: arcflow takes over its resources", "was", was.Message)
 	}
 	return true
 }

@@ -51,6 +51,9 @@ type ResourceWatcher struct {
 	Credentials CredentialsChecker
 	// VolumeIdleTimeout is how long a RunnerSet keeps a free volume slot.
 	VolumeIdleTimeout time.Duration
+	// PoolDeletionGrace bounds how long a deleted pool waits for its busy
+	// runners (--pool-deletion-grace-period).
+	PoolDeletionGrace time.Duration
 	// ARC, when set, holds every pool and autoscaler back while ARC's
 	// controller-manager runs (see arcgate.go).
 	ARC *ARCController
@@ -95,7 +98,9 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 				// Status writes (ours and the pool's) do not change the generation and
 				// need no signal.
 				newU := obj.(*unstructured.Unstructured)
-				if oldU, ok := oldObj.(*unstructured.Unstructured); ok && oldU.GetGeneration() == newU.GetGeneration() {
+				oldU, ok := oldObj.(*unstructured.Unstructured)
+				deleting := ok && oldU.GetDeletionTimestamp() == nil && newU.GetDeletionTimestamp() != nil
+				if ok && oldU.GetGeneration() == newU.GetGeneration() && !deleting {
 					if kindName != kindHRA && failingChanged(oldU, newU) {
 						w.refreshRunnersFailing(ctx, kindName, newU)
 					}
@@ -131,6 +136,10 @@ func (w *ResourceWatcher) upsert(ctx context.Context, kind string, obj any) {
 		w.upsertHRA(ctx, u)
 		return
 	}
+	if u.GetDeletionTimestamp() != nil {
+		w.poolDeleting(ctx, kind, u)
+		return
+	}
 	defer w.refreshHRAsOf(ctx, kind, u.GetNamespace(), u.GetName())
 	log := w.Log.With("pool", u.GetNamespace()+"/"+u.GetName(), "kind", kind)
 	spec, problem := w.poolSpec(kind, u)
@@ -164,7 +173,28 @@ func (w *ResourceWatcher) upsert(ctx context.Context, kind string, obj any) {
 		log.Error("cannot signal the pool workflow", "error", err)
 		return
 	}
+	if err := activities.EnsurePoolFinalizer(ctx, w.Dynamic, kind, u); err != nil {
+		log.Warn("cannot add arcflow's finalizer: deleting the resource would not wait for its busy runners", "error", err)
+	}
 	w.setConditions(ctx, kind, u, metav1.ConditionTrue, "Accepted", "the pool workflow "+id+" runs this resource", nil)
+}
+
+// poolDeleting tells the pool of a resource being deleted to drain. With no
+// pool workflow running for it, nothing holds runners, and arcflow's
+// finalizer goes at once.
+func (w *ResourceWatcher) poolDeleting(ctx context.Context, kind string, u *unstructured.Unstructured) {
+	id := contract.PoolWorkflowID(u.GetNamespace(), kind, u.GetName())
+	err := w.Temporal.SignalWorkflow(ctx, id, "", contract.SignalDelete, nil)
+	var notFound *serviceerror.NotFound
+	switch {
+	case errors.As(err, &notFound):
+		ref := activities.PoolResourceRef{Namespace: u.GetNamespace(), Kind: kind, Name: u.GetName()}
+		if err := activities.RemovePoolFinalizer(ctx, w.Dynamic, ref); err != nil {
+			w.Log.Error("cannot remove arcflow's finalizer from a resource with no pool", "pool", id, "error", err)
+		}
+	case err != nil:
+		w.Log.Error("cannot signal delete to the pool workflow", "pool", id, "error", err)
+	}
 }
 
 // poolSpec decodes and validates a resource.
@@ -180,6 +210,7 @@ func (w *ResourceWatcher) poolSpec(kind string, u *unstructured.Unstructured) (w
 		}
 		spec, err := RunnerSetPoolSpec(&rs, w.RunnerURL)
 		spec.RunnerTimings, spec.VolumeIdleTimeout = w.RunnerTimings, w.VolumeIdleTimeout
+		spec.DeletionGracePeriod = w.PoolDeletionGrace
 		return spec, err
 	default:
 		var rd v1alpha1.RunnerDeployment
@@ -190,7 +221,7 @@ func (w *ResourceWatcher) poolSpec(kind string, u *unstructured.Unstructured) (w
 			return workflows.PoolSpec{}, err
 		}
 		spec, err := RunnerDeploymentPoolSpec(&rd, w.RunnerURL)
-		spec.RunnerTimings = w.RunnerTimings
+		spec.RunnerTimings, spec.DeletionGracePeriod = w.RunnerTimings, w.PoolDeletionGrace
 		return spec, err
 	}
 }

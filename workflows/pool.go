@@ -68,9 +68,11 @@ func PoolWorkflow(ctx workflow.Context, in PoolInput) error {
 		p.tendWarm(ctx)
 		p.writeStatus(ctx, plan)
 		if p.state.Deleting && len(p.state.Runners) == 0 {
+			p.releaseResource(ctx)
 			log.Info("pool drained and deleted", "pool", p.state.Spec.Name)
 			return nil
 		}
+		p.forceDeletionAfterGrace(ctx)
 		info := workflow.GetInfo(ctx)
 		if info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > poolMaxHistory {
 			for len(p.starting) > 0 {
@@ -368,6 +370,9 @@ func (p *poolRun) wait(ctx workflow.Context, plan PoolPlan) {
 		if retry := workflow.Now(ctx).Add(blockedRetry); wake.IsZero() || retry.Before(wake) {
 			wake = retry
 		}
+	}
+	if deadline, ok := p.deletionDeadline(ctx); ok && (wake.IsZero() || deadline.Before(wake)) {
+		wake = deadline
 	}
 	if !wake.IsZero() {
 		sel.AddFuture(workflow.NewTimer(wctx, max(wake.Sub(workflow.Now(ctx)), time.Millisecond)), func(workflow.Future) {})

@@ -27,7 +27,7 @@ func (p *poolRun) listen(ctx workflow.Context, sel workflow.Selector) {
 	})
 	sel.AddReceive(p.deletes, func(c workflow.ReceiveChannel, _ bool) {
 		c.Receive(ctx, nil)
-		p.state.Deleting = true
+		p.onDelete(ctx)
 	})
 	sel.AddReceive(p.registered, func(c workflow.ReceiveChannel, _ bool) {
 		var r RunnerRegistered
@@ -192,7 +192,7 @@ func (p *poolRun) drainSignals(ctx workflow.Context) {
 		case p.scales.ReceiveAsync(&scale):
 			p.onScale(ctx, scale)
 		case p.deletes.ReceiveAsync(nil):
-			p.state.Deleting = true
+			p.onDelete(ctx)
 		case p.registered.ReceiveAsync(&reg):
 			p.onRegistered(ctx, reg)
 		case p.done.ReceiveAsync(&done):

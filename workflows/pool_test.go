@@ -41,6 +41,10 @@ type poolTest struct {
 	events []string
 	// startTakes is how long each StartWorkflows call takes on the test clock.
 	startTakes time.Duration
+	// released is when the pool removed its resource's finalizer (zero: not yet).
+	released time.Duration
+	// forced are the runners whose pods the pool deleted itself, with when.
+	forced []call
 }
 
 type adoptedStart struct {
@@ -111,6 +115,17 @@ func newPoolTest(t *testing.T) *poolTest {
 				}
 			}
 			return out, nil
+		})
+	pt.env.OnActivity(kube.ReleasePoolResource, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, ref activities.PoolResourceRef) error {
+			require.Equal(t, activities.PoolResourceRef{Namespace: "ci", Kind: "RunnerDeployment", Name: "app"}, ref)
+			pt.released = pt.env.Now().Sub(pt.start)
+			return nil
+		})
+	pt.env.OnActivity(kube.DeleteRunnerPod, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, ref activities.PodRef) error {
+			pt.forced = append(pt.forced, call{name: ref.Name, at: pt.env.Now().Sub(pt.start)})
+			return nil
 		})
 	pt.env.OnActivity(kube.UpdatePoolStatus, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.PoolStatusInput) error {

@@ -32,6 +32,9 @@ type PoolSpec struct {
 	// slot is kept (DefaultVolumeIdleTimeout).
 	VolumeHash        string        `json:",omitempty"`
 	VolumeIdleTimeout time.Duration `json:",omitempty"`
+	// DeletionGracePeriod bounds how long a deleted pool waits for its busy
+	// runners (DefaultPoolDeletionGrace when zero).
+	DeletionGracePeriod time.Duration `json:",omitempty"`
 }
 
 // ScaleRequest is the autoscaler's scale signal: replicas and the effective time of
@@ -123,7 +126,12 @@ type PoolState struct {
 	// autoscaler named them; they count as capacity meanwhile (pool_unheard.go).
 	Unheard  []UnheardRunner `json:",omitempty"`
 	Deleting bool            `json:",omitempty"`
-	Status   PoolStatus
+	// DeletingSince is when the pool heard of its deletion, and
+	// DeletionForced that it deleted its busy runners' pods at the end of the
+	// grace period (pool_delete.go).
+	DeletingSince  time.Time `json:",omitzero"`
+	DeletionForced bool      `json:",omitempty"`
+	Status         PoolStatus
 	// Volumes are a RunnerSet's volume slots.
 	Volumes []VolumeSlot `json:",omitempty"`
 	// Warm holds the runners' times to ready and the idle runner-seconds.

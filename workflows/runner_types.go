@@ -185,6 +185,12 @@ type RunnerState struct {
 	// Unverified: the pod was deleted before GitHub listed the runner, so one more
 	// lookup must make sure no registration is left behind.
 	Unverified bool `json:",omitempty"`
+	// DeleteBlocked says why the last deletion of the runner's objects failed
+	// (a write Kubernetes refused, such as one of ARC's admission webhooks),
+	// and DeleteAttempts how many rounds failed; the deletion is retried on a
+	// timer until it succeeds.
+	DeleteBlocked  string `json:",omitempty"`
+	DeleteAttempts int    `json:",omitempty"`
 }
 
 // StopRequest is the payload of the stop signal.

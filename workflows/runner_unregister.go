@@ -80,8 +80,10 @@ func (r *runnerRun) awaitBusyRunner(ctx workflow.Context) {
 func (r *runnerRun) deletePod(ctx workflow.Context) error {
 	ref := r.podRef()
 	if err := r.call(ctx, kube.DeleteRunnerPod, ref).Get(ctx, nil); err != nil {
-		return err
+		r.awaitDeletionRetry(ctx, err)
+		return nil
 	}
+	r.state.DeleteBlocked = ""
 	if r.state.Unverified {
 		r.state.Unverified = false
 		if found, err := r.findRunner(ctx, true); err == nil && found {

@@ -78,6 +78,9 @@ func newWorkerPart(p *process, common *commonFlags, flags *workerFlags) (*worker
 	if err != nil {
 		return nil, err
 	}
+	if arc != nil {
+		arc.Warn = p.log.Warn
+	}
 	// One client per githubAPICredentialsFrom Secret, beside the worker's own.
 	creds := &credentials.Resolver{Kube: kube, Worker: ghConfig, Options: ghOptions}
 	worker.SetStickyCacheSize(flags.stickyCacheSize)
@@ -101,7 +104,8 @@ func (wp *workerPart) run(ctx context.Context) error {
 			Kube: wp.kube, Dynamic: wp.p.dynamic, Temporal: wp.p.temporal, RunnerURL: wp.gh.RunnerURL(),
 			Namespace: ns, Autoscaling: *wp.common.autoscaling, Log: log, Metrics: wp.metrics,
 			RunnerTimings: wp.flags.runnerTimings, Credentials: wp.creds, VolumeIdleTimeout: wp.flags.volumeIdleTimeout,
-			ARC: wp.arc, Budgets: wp.budget,
+			PoolDeletionGrace: wp.flags.poolDeletionGrace,
+			ARC:               wp.arc, Budgets: wp.budget,
 		}
 		errs := make(chan error, 2)
 		go func() { errs <- pods.Run(ctx, 4) }()

@@ -21,6 +21,7 @@ type workerFlags struct {
 	stickyCacheSize           int
 	runnerTimings             workflows.RunnerTimings
 	volumeIdleTimeout         time.Duration
+	poolDeletionGrace         time.Duration
 	arcLease, arcPodSelector  string
 	githubListInterval        time.Duration
 	githubBudgetShare         float64
@@ -47,6 +48,9 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.DurationVar(&w.runnerTimings.UnschedulableTimeout, "runner-unschedulable-timeout",
 		envDuration("ARCFLOW_RUNNER_UNSCHEDULABLE_TIMEOUT", workflows.DefaultUnschedulableTimeout),
 		"how long a runner pod no node can take keeps its slot before it is deleted and the pool backs off")
+	fs.DurationVar(&w.poolDeletionGrace, "pool-deletion-grace-period",
+		envDuration("ARCFLOW_POOL_DELETION_GRACE_PERIOD", workflows.DefaultPoolDeletionGrace),
+		"how long a deleted RunnerDeployment or RunnerSet waits for its busy runners to finish their jobs before it deletes their pods (env ARCFLOW_POOL_DELETION_GRACE_PERIOD)")
 	fs.DurationVar(&w.volumeIdleTimeout, "runnerset-volume-idle-timeout",
 		envDuration("ARCFLOW_RUNNERSET_VOLUME_IDLE_TIMEOUT", workflows.DefaultVolumeIdleTimeout),
 		"how long a RunnerSet keeps a volume slot no runner used before deleting its claims")

@@ -25,6 +25,12 @@ type pki struct {
 	tokenFile                       string
 	caPEM                           []byte
 	adminToken                      string
+	// controllerManagerToken authenticates kube-controller-manager as the
+	// user a cluster names it (system:kube-controller-manager), not as the
+	// admin: policies that tell its garbage collector and namespace
+	// controller from other clients (arcflow's busy-runner policy) see it as
+	// they would in a real cluster.
+	controllerManagerToken string
 }
 
 func writePKI(dir string) (*pki, error) {
@@ -100,6 +106,10 @@ func writePKI(dir string) (*pki, error) {
 		return nil, fmt.Errorf("admin token: %w", err)
 	}
 	p.adminToken = hex.EncodeToString(tokenBytes)
+	if _, err := rand.Read(tokenBytes); err != nil {
+		return nil, fmt.Errorf("controller-manager token: %w", err)
+	}
+	p.controllerManagerToken = hex.EncodeToString(tokenBytes)
 
 	files := map[string][]byte{
 		p.caCert:      p.caPEM,
@@ -107,7 +117,8 @@ func writePKI(dir string) (*pki, error) {
 		p.servingKey:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: servingKeyDER}),
 		p.saKey:       pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(saKey)}),
 		p.saPub:       pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: saPubDER}),
-		p.tokenFile:   []byte(p.adminToken + `,admin,admin,"system:masters"` + "\n"),
+		p.tokenFile: []byte(p.adminToken + `,admin,admin,"system:masters"` + "\n" +
+			p.controllerManagerToken + `,system:kube-controller-manager,system:kube-controller-manager,"system:masters"` + "\n"),
 	}
 	for path, data := range files {
 		if err := os.WriteFile(path, data, 0o600); err != nil {

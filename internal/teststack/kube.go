@@ -109,8 +109,14 @@ func (s *Stack) startKubernetes(ctx context.Context, tools string) error {
 		return err
 	}
 
+	cmConfig := rest.CopyConfig(s.RESTConfig)
+	cmConfig.BearerToken = certs.controllerManagerToken
+	cmKubeconfig := filepath.Join(s.Dir, "controller-manager.kubeconfig")
+	if err := writeKubeconfig(cmKubeconfig, cmConfig); err != nil {
+		return err
+	}
 	if err := s.start("kube-controller-manager", bins["kube-controller-manager"],
-		"--kubeconfig="+s.Kubeconfig,
+		"--kubeconfig="+cmKubeconfig,
 		"--leader-elect=false",
 		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(cmPort),
 		"--controllers=statefulset,garbagecollector,namespace,serviceaccount,persistentvolume-binder,ephemeral-volume,pvc-protection,pv-protection",
