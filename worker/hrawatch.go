@@ -42,6 +42,10 @@ func (w *ResourceWatcher) upsertHRA(ctx context.Context, u *unstructured.Unstruc
 			err = w.signalAutoscaler(ctx, &hra, spec)
 		}
 	}
+	if err != nil && w.startup.hold(u, err) {
+		w.Log.Debug("the HRA's scale target is not in the cache yet; looking again once it has synced", "hra", hra.Namespace+"/"+hra.Name)
+		return
+	}
 	if err != nil {
 		w.Log.Warn("autoscaler not started", "hra", hra.Namespace+"/"+hra.Name, "error", err)
 		w.setConditions(ctx, kindHRA, u, metav1.ConditionFalse, "InvalidSpec", err.Error(), nil)

@@ -68,6 +68,7 @@ type ResourceWatcher struct {
 	hras, rds, rss cache.GenericLister
 	rechecks       rechecks
 	arcGate        arcGate
+	startup        startupHRAs
 }
 
 var resourceOf = map[string]schema.GroupVersionResource{
@@ -119,6 +120,7 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 	if !synced {
 		return errors.New("resource watcher: caches did not sync")
 	}
+	w.upsertHeldHRAs(ctx)
 	if w.ARC != nil {
 		go w.watchARC(ctx)
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -119,7 +120,11 @@ func runDrain(args []string) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	d := &drainer{tc: tc, kube: kube, opts: o, out: os.Stdout, held: map[string]bool{}}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("kubernetes client: %w", err)
+	}
+	d := &drainer{tc: tc, kube: kube, dynamic: dyn, opts: o, out: os.Stdout, held: map[string]bool{}}
 	if o.undo {
 		return d.undoHold(ctx)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/arcflow/arcflow/workflows"
@@ -23,9 +24,10 @@ import (
 // existing signals (force-scale, scale), so a drain needs no change to them,
 // and watches the runners go.
 type drainer struct {
-	tc   client.Client
-	kube kubernetes.Interface
-	opts *drainOptions
+	tc      client.Client
+	kube    kubernetes.Interface
+	dynamic dynamic.Interface
+	opts    *drainOptions
 	out  io.Writer
 	// held are the workflow IDs already told to hold 0.
 	held map[string]bool

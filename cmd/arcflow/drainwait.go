@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/api/v1alpha1"
 )
 
 // drainPoll is how often drain looks again; drainQuiet how long it stays
@@ -70,6 +71,10 @@ func (d *drainer) run(ctx context.Context) error {
 		case err != nil:
 			fmt.Fprintf(d.out, "drain: %v (trying again)\n", err)
 		case left.none():
+			if err := d.releasePools(ctx); err != nil {
+				fmt.Fprintf(d.out, "drain: %v (trying again)\n", err)
+				break
+			}
 			fmt.Fprintf(d.out, "drain: done after %s: no arcflow runner pod or runner workflow is left in %s. "+
 				"ARC's controller-manager can be started again; `arcflow drain --undo` ends the hold.\n",
 				time.Since(start).Round(time.Second), d.opts.where())
@@ -126,4 +131,31 @@ func (d *drainer) round(ctx context.Context) (*drainLeft, error) {
 		left.pods = append(left.pods, p.Namespace+"/"+p.Name)
 	}
 	return left, nil
+}
+
+// releasePools removes arcflow's finalizer from the drained RunnerDeployments
+// and RunnerSets: with no runner left, nothing needs to wait for their
+// deletion, and an uninstalled arcflow must not leave one behind. The worker
+// adds it back at the resource's next change.
+func (d *drainer) releasePools(ctx context.Context) error {
+	for _, kind := range []string{v1alpha1.KindRunnerDeployment, v1alpha1.KindRunnerSet} {
+		gvr := v1alpha1.RunnerDeploymentResource
+		if kind == v1alpha1.KindRunnerSet {
+			gvr = v1alpha1.RunnerSetResource
+		}
+		list, err := d.dynamic.Resource(gvr).Namespace(d.opts.namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return fmt.Errorf("list %ss: %w", kind, err)
+		}
+		for _, u := range list.Items {
+			if !slices.Contains(u.GetFinalizers(), activities.PoolFinalizer) {
+				continue
+			}
+			ref := activities.PoolResourceRef{Namespace: u.GetNamespace(), Kind: kind, Name: u.GetName()}
+			if err := activities.RemovePoolFinalizer(ctx, d.dynamic, ref); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -194,7 +194,7 @@ func takeOverRunnerSet(t *testing.T, ns string, killWorker bool) {
 	require.NoError(t, err)
 	arcClaims[leftClaim] = claim.UID
 	expiry, acting, peak := handOver(t, ctx, w, handover{ns: ns, resource: "runnerset", kind: v1alpha1.KindRunnerSet, name: arcSetName,
-		arc: arc, repo: arcSetOrg + "/app", label: arcSetJobLabel, stopLease: stopLease, killWorker: killWorker})
+		arc: arc, repo: arcSetOrg + "/app", label: arcSetJobLabel, stopLease: stopLease, killWorker: killWorker, arcNamespace: arcNamespace})
 	busyARC := func() int { return busyARCRunners(w, arc) }
 	// On failure the last look says which part did not hold.
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
@@ -239,13 +239,18 @@ func takeOverRunnerSet(t *testing.T, ns string, killWorker bool) {
 	require.Empty(t, w.Runners.Violations(), "no job interrupted")
 	require.LessOrEqual(t, livePeak, arcSetMaxPods, "live runner pods never above maxReplicas")
 
-	out, err := stack.Kubectl(ctx, "delete", "-n", ns, "hra,runnerset", "--all")
+	out, err := userEdit(ctx, ns, "runnerset", arcSetName)
+	require.NoError(t, err, "the user's edit is accepted: %s", out)
+	failed := failedWorkflows(t, ctx, ns)
+	require.Empty(t, failed, "no workflow failed")
+
+	out, err = stack.Kubectl(ctx, "delete", "-n", ns, "hra,runnerset", "--all")
 	require.NoError(t, err, out)
 	require.Eventually(t, func() bool {
 		list, err := w.Kube.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{})
 		return err == nil && len(list.Items) == 0
 	}, 30*time.Second, 200*time.Millisecond, "ARC's claims go with the RunnerSet, as its own slots do")
-	t.Logf("RunnerSet takeover (worker killed midway: %v): Lease expired %v after its last renewal; arcflow accepted the RunnerSet %v after the expiry; live runner pods at peak %d; %d pods created by arcflow for 4 new jobs; %d of ARC's %d claims mounted again by arcflow's runners, %d claims at the end; jobs interrupted %d",
-		killWorker, arcLeaseSeconds*time.Second, acting.Sub(expiry).Round(100*time.Millisecond), livePeak, len(w.Runners.PodTimes())-arcSetRunners,
+	t.Logf("RunnerSet takeover (worker killed midway: %v): Lease expired %v after its last renewal; arcflow accepted the RunnerSet %v after ARC's webhooks were removed; failed workflows %d; live runner pods at peak %d; %d pods created by arcflow for 4 new jobs; %d of ARC's %d claims mounted again by arcflow's runners, %d claims at the end; jobs interrupted %d",
+		killWorker, arcLeaseSeconds*time.Second, acting.Sub(expiry).Round(100*time.Millisecond), len(failed), livePeak, len(w.Runners.PodTimes())-arcSetRunners,
 		reused, len(arcClaims), len(claims.Items), w.Runners.Interrupted())
 }

@@ -122,6 +122,8 @@ type handover struct {
 	repo, label              string
 	stopLease                func() time.Time
 	killWorker               bool
+	// arcNamespace is where ARC's chart is installed.
+	arcNamespace string
 }
 
 // handOver plays the switch from a live ARC up to arcflow acting: three of
@@ -129,12 +131,17 @@ type handover struct {
 // with ARC's three reservations for them is applied (ARC's webhook server took
 // them; one answered after the HRA exists would reserve its job a second time
 // and keep a runner for 30 minutes), arcflow reports ARC's controller as active
-// and creates no pod while ARC's Lease is renewed, then acts within 30 s of its
-// expiry, its worker SIGKILLed and started again at that moment if asked. It
-// returns the Lease's expiry, when arcflow acted, and the live runner pods'
-// peak from before the handover on.
+// and creates no pod while ARC's Lease is renewed. ARC's admission webhooks
+// stay registered once its controller stops, as they do after the guide's
+// scale to 0: arcflow names them within 30 s of the Lease's expiry (and they
+// refuse the user's edit), the operator runs the commands arcflow gives, and
+// arcflow acts within 30 s of that, its worker SIGKILLed and started again at
+// that moment if asked. It returns when ARC was gone (the Lease's expiry, or
+// the webhooks' removal if later), when arcflow acted, and the live runner
+// pods' peak from before the handover on.
 func handOver(t *testing.T, ctx context.Context, w *simworld.World, h handover) (expiry, acting time.Time, peak func() int) {
 	t.Helper()
+	registerARCWebhooks(t, ctx, h.arcNamespace, h.ns)
 	reservedAt := time.Now()
 	for i := range 3 {
 		w.Queue(h.repo, fmt.Sprintf("arc-%d", i), []string{"self-hosted", "linux", h.label})
@@ -151,9 +158,12 @@ func handOver(t *testing.T, ctx context.Context, w *simworld.World, h handover) 
 	require.Equal(t, len(h.arc), len(w.Runners.PodTimes()), "arcflow created no pod while ARC ran")
 
 	expiry = h.stopLease().Add(arcLeaseSeconds * time.Second)
+	if removed := removeARCWebhooksAsTold(t, ctx, h.ns, h.resource, h.name, arcLeaseSeconds*time.Second+30*time.Second); removed.After(expiry) {
+		expiry = removed
+	}
 	require.Eventually(t, func() bool {
 		return acceptedField(ctx, h.ns, h.resource, h.name, "status") == "True"
-	}, arcLeaseSeconds*time.Second+30*time.Second, 200*time.Millisecond, "arcflow acts within 30 s of the Lease's expiry")
+	}, 30*time.Second, 200*time.Millisecond, "arcflow acts within 30 s of ARC's webhooks' removal")
 	acting = time.Now()
 	if h.killWorker {
 		require.NoError(t, w.Worker.Restart(), "SIGKILL the worker mid-adoption and start it again")
@@ -347,7 +357,7 @@ func takeOver(t *testing.T, ns string, killWorker bool) {
 		require.NoError(t, err)
 	}
 	expiry, acting, peak := handOver(t, ctx, w, handover{ns: ns, resource: "rdeploy", kind: v1alpha1.KindRunnerDeployment, name: takeoverRD,
-		arc: arc, repo: takeoverRepo, label: takeoverRD, stopLease: stopLease, killWorker: killWorker})
+		arc: arc, repo: takeoverRepo, label: takeoverRD, stopLease: stopLease, killWorker: killWorker, arcNamespace: arcNamespace})
 	busyARC := func() int { return busyARCRunners(w, arc) }
 	require.Eventually(t, func() bool {
 		for _, r := range w.GitHub.Runners() {
@@ -363,6 +373,13 @@ func takeOver(t *testing.T, ns string, killWorker bool) {
 	livePeak := peak()
 	require.Empty(t, w.Runners.Violations(), "no job interrupted")
 	require.LessOrEqual(t, livePeak, 8, "live runner pods never above maxReplicas")
-	t.Logf("takeover (worker killed midway: %v): Lease expired %v after its last renewal; arcflow accepted the RunnerDeployment %v after the expiry; live runner pods at peak %d; %d pods created by arcflow for 4 new jobs; jobs interrupted %d",
-		killWorker, arcLeaseSeconds*time.Second, acting.Sub(expiry).Round(100*time.Millisecond), livePeak, len(w.Runners.PodTimes())-arcRunnerCount, w.Runners.Interrupted())
+	out, err := userEdit(ctx, ns, "rdeploy", takeoverRD)
+	require.NoError(t, err, "the user's edit is accepted: %s", out)
+	failed := failedWorkflows(t, ctx, ns)
+	require.Empty(t, failed, "no workflow failed")
+	invalid, err := stack.Kubectl(ctx, "get", "events", "-n", ns, "--field-selector", "reason=InvalidSpec", "-o", "name")
+	require.NoError(t, err, invalid)
+	require.Empty(t, strings.TrimSpace(invalid), "no InvalidSpec event for a manifest that is valid (the start-up race)")
+	t.Logf("takeover (worker killed midway: %v): arcflow accepted the RunnerDeployment %v after ARC's webhooks were removed; live runner pods at peak %d; %d pods created by arcflow for 4 new jobs; jobs interrupted %d; failed workflows %d",
+		killWorker, acting.Sub(expiry).Round(100*time.Millisecond), livePeak, len(w.Runners.PodTimes())-arcRunnerCount, w.Runners.Interrupted(), len(failed))
 }
