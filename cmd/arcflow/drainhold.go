@@ -28,7 +28,7 @@ type drainer struct {
 	kube    kubernetes.Interface
 	dynamic dynamic.Interface
 	opts    *drainOptions
-	out  io.Writer
+	out     io.Writer
 	// held are the workflow IDs already told to hold 0.
 	held map[string]bool
 }
