@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -30,6 +31,7 @@ func TestADeletedPoolReleasesItsResourceOnlyOnceDrained(t *testing.T) {
 	})
 	pt.run(spec(2, "h1", true))
 	require.Equal(t, 20*time.Minute, pt.released.Round(time.Second), "released once the busy runner finished")
+	require.Equal(t, activities.PoolResourceRef{Namespace: "ci", Kind: "RunnerDeployment", Name: "app"}, pt.releasedRef)
 	require.Empty(t, pt.forced, "within the grace period the pool deletes no pod")
 	require.True(t, hasEvent(pt.events, "Deleting: removing 2 runners"), "%v", pt.events)
 }

@@ -348,7 +348,7 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int, allInOne boo
 	}
 	r.violations = len(w.Runners.Violations())
 
-	if out, err := s.stack.Kubectl(ctx, "delete", "-n", ns, "hra,rdeploy", "--all"); err != nil {
+	if out, err := s.stack.Kubectl(ctx, "delete", "-n", ns, "hra,rdeploy", "--all", "--wait=false"); err != nil {
 		return nil, errors.Join(err, errors.New(out))
 	}
 	return r, waitFor(ctx, 2*time.Minute, "the pool to drain after delete", func() bool { return w.Runners.LivePods() == 0 })

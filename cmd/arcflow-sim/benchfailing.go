@@ -57,7 +57,7 @@ func benchFailing(ctx context.Context, s *session, d time.Duration) (string, err
 		return "", err
 	}
 	recovered := time.Since(fixed)
-	if out, err := s.stack.Kubectl(ctx, "delete", "-n", ns, "rdeploy", "--all"); err != nil {
+	if out, err := s.stack.Kubectl(ctx, "delete", "-n", ns, "rdeploy", "--all", "--wait=false"); err != nil {
 		return "", fmt.Errorf("delete the crashing pool: %w: %s", err, out)
 	}
 	if err := waitFor(ctx, 2*time.Minute, "the crashing pool to drain", func() bool { return w.Runners.LivePods() == 0 }); err != nil {

@@ -65,7 +65,7 @@ func benchIdleRunners(ctx context.Context, s *session, n int) (string, error) {
 	fmt.Fprintf(&b, "| worker CPU seconds to get there | %.1f | |\n", w.Worker.CPU().Seconds())
 	fmt.Fprintf(&b, "| Temporal server CPU seconds to get there; its peak RSS | %.1f; %s | |\n", server.Minus(serverBase).CPU.Seconds(), mib(server.PeakRSS))
 
-	if out, err := s.stack.Kubectl(ctx, "delete", "-n", ns, "rdeploy", "--all"); err != nil {
+	if out, err := s.stack.Kubectl(ctx, "delete", "-n", ns, "rdeploy", "--all", "--wait=false"); err != nil {
 		return "", fmt.Errorf("delete the idle pool: %w: %s", err, out)
 	}
 	return b.String(), waitFor(ctx, 10*time.Minute, "the idle pool to drain after delete", func() bool { return w.Runners.LivePods() == 0 })

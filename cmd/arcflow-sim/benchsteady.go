@@ -147,7 +147,7 @@ func steadyRun(ctx context.Context, s *session, jobs int, v steadyVariant) (stea
 	}
 	r := steadyResult{steadyVariant: v, waits: simworld.PercentilesOf(waits), idleSec: idleSum / float64(jobs),
 		pods: len(w.Runners.PodTimes()) - podsBefore, calls: w.GitHub.CallCounts()}
-	if out, err := s.stack.Kubectl(ctx, "delete", "-n", ns, "hra,rdeploy", "--all"); err != nil {
+	if out, err := s.stack.Kubectl(ctx, "delete", "-n", ns, "hra,rdeploy", "--all", "--wait=false"); err != nil {
 		return steadyResult{}, fmt.Errorf("delete the steady pool: %w: %s", err, out)
 	}
 	return r, waitFor(ctx, 2*time.Minute, "the steady pool to drain after delete", func() bool { return w.Runners.LivePods() == 0 })

@@ -190,7 +190,7 @@ func warmRun(ctx context.Context, s *session, rate float64, variant warmVariant,
 	if kubectl != "" {
 		_ = os.WriteFile(filepath.Join(s.dir, ns+"-hra.txt"), []byte(kubectl), 0o644)
 	}
-	if out, err := s.stack.Kubectl(ctx, "delete", "-n", ns, "hra,rdeploy", "--all"); err != nil {
+	if out, err := s.stack.Kubectl(ctx, "delete", "-n", ns, "hra,rdeploy", "--all", "--wait=false"); err != nil {
 		return warmResult{}, fmt.Errorf("delete the pools: %w: %s", err, out)
 	}
 	return r, waitFor(ctx, 3*time.Minute, "the pools to drain after delete", func() bool { return w.Runners.LivePods() == 0 })
