@@ -103,6 +103,11 @@ func (k *fakeKubernetes) AdoptARCClaims(context.Context, activities.AdoptARCClai
 	return nil
 }
 
+// ReleasePoolResource: the fake world's resources carry no finalizer.
+func (k *fakeKubernetes) ReleasePoolResource(context.Context, activities.PoolResourceRef) error {
+	return nil
+}
+
 // RunnerPodPhases: every pod of the fake world runs.
 func (k *fakeKubernetes) RunnerPodPhases(_ context.Context, in activities.RunnerPodPhasesInput) (map[string]corev1.PodPhase, error) {
 	k.w.mu.Lock()
