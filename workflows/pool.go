@@ -121,7 +121,7 @@ func (p *poolRun) view(ctx workflow.Context, busy map[string]bool) PoolView {
 	v := PoolView{
 		Desired: s.Desired(), Held: s.Desired() - s.Demand(), TemplateHash: s.Spec.TemplateHash, Ephemeral: s.Spec.Ephemeral,
 		CreateNotBefore: s.CreateNotBefore,
-		MaxSurge:        (s.Desired() + 1) / 2, Now: workflow.Now(ctx), Busy: busy,
+		MaxSurge:        (s.Desired() + 1) / 2, DemandSurge: (s.Demand() + 1) / 2, Now: workflow.Now(ctx), Busy: busy,
 	}
 	for _, r := range s.Runners {
 		if !r.RegistrationOnly {
@@ -151,7 +151,7 @@ func (p *poolRun) plan(ctx workflow.Context) PoolPlan {
 	safe := workflow.GetVersion(ctx, safeVictimsVersion, workflow.DefaultVersion, 1) >= 1
 	v := p.view(ctx, nil)
 	v.SafeOrder = safe
-	plan := planPool(v)
+	plan := p.planRollout(ctx, v)
 	if !plan.NeedBusy && !plan.NeedPods {
 		return p.withRegistrationOnly(plan)
 	}
@@ -168,13 +168,13 @@ func (p *poolRun) plan(ctx workflow.Context) PoolPlan {
 	}
 	v = p.view(ctx, busy) // the calls took time: plan from now
 	v.SafeOrder, v.PodPhases = safe, phases
-	plan = planPool(v)
+	plan = p.planRollout(ctx, v)
 	if fromJobs && plan.Blocked {
 		// Every runner to stop is busy by the deliveries: a completion may
 		// have been missed, so GitHub's list decides.
 		v = p.view(ctx, p.busyRunners(ctx))
 		v.SafeOrder, v.PodPhases = safe, phases
-		plan = planPool(v)
+		plan = p.planRollout(ctx, v)
 	}
 	return p.withRegistrationOnly(plan)
 }

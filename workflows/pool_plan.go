@@ -67,6 +67,13 @@ type PoolView struct {
 	// SurgeCountsDraining keeps a rollout's surge while old runners are only
 	// draining (see planPool). Runs from before it keep the older rule.
 	SurgeCountsDraining bool
+	// RolloutByDemand sizes a rollout by the demand (Desired - Held), with
+	// DemandSurge beyond it, and counts old ephemeral runners the deliveries
+	// showed busy (PoolRunner.Busy) as serving their jobs (see planPool). Runs
+	// from before it roll toward Desired with MaxSurge, though the held part
+	// of Desired asks for no runner.
+	RolloutByDemand bool
+	DemandSurge     int
 }
 
 // PoolPlan is one step toward the desired pool.
@@ -88,10 +95,11 @@ type PoolPlan struct {
 
 // planPool decides which runners to create and stop. It never stops a busy
 // runner; a template change creates new runners before it drains old ones, with at
-// most MaxSurge runners beyond the desired count.
+// most MaxSurge runners beyond the desired count (DemandSurge beyond the demand
+// under RolloutByDemand).
 func planPool(v PoolView) PoolPlan {
 	var current, old []PoolRunner
-	stopping, drainingOld := 0, 0
+	stopping, drainingOld, busyOld := 0, 0, 0
 	for _, r := range v.Runners {
 		switch {
 		case r.Stopping || r.Finishing:
@@ -103,6 +111,9 @@ func planPool(v PoolView) PoolPlan {
 			current = append(current, r)
 		default:
 			old = append(old, r)
+			if r.Busy && v.Ephemeral {
+				busyOld++
+			}
 		}
 	}
 
@@ -143,7 +154,8 @@ func planPool(v PoolView) PoolPlan {
 		plan.Blocked = len(stopOld) < excessOld || len(stopCurrent) < excessCurrent
 	}
 
-	want := v.Desired - max(v.Held, 0) - len(current)
+	demand := v.Desired - max(v.Held, 0)
+	want := demand - len(current)
 	if len(old) > 0 || (v.SurgeCountsDraining && drainingOld > 0) {
 		// During a rollout, every pod counts against desired + surge, including
 		// old runners still draining. The rollout lasts until the last old pod
@@ -151,7 +163,18 @@ func planPool(v PoolView) PoolPlan {
 		// runners that were stopped keep their pods until their jobs end, and
 		// without them in the count the pool would create a whole new set
 		// beside them (issue 25: 20 pods for a desired 10).
-		want = min(want, v.Desired+max(v.MaxSurge, 1)-len(current)-len(old)-stopping)
+		limit := v.Desired + max(v.MaxSurge, 1)
+		if v.RolloutByDemand {
+			// The count held for the scale-down delay keeps runners but asks
+			// for none, so neither does the rollout: its target and surge are
+			// the demand's. A busy old ephemeral runner serves its job and then
+			// leaves by itself: a new runner comes for a job that waits, or in
+			// its place once it left and the demand is still there (issue 37:
+			// 10 new runners beside 10 busy old ones for 10 jobs).
+			limit = demand + max(v.DemandSurge, 1)
+			want -= busyOld
+		}
+		want = min(want, limit-len(current)-len(old)-stopping)
 	}
 	if want > 0 && v.Unheard > 0 {
 		want -= v.Unheard

@@ -35,6 +35,14 @@ func finishing(rs []PoolRunner) []PoolRunner {
 	return rs
 }
 
+// onJobs marks runners busy as the deliveries told (PoolRunner.Busy).
+func onJobs(rs []PoolRunner) []PoolRunner {
+	for i := range rs {
+		rs[i].Busy = true
+	}
+	return rs
+}
+
 func busy(names ...string) map[string]bool {
 	m := map[string]bool{}
 	for _, n := range names {
@@ -147,6 +155,42 @@ func TestPlanPool(t *testing.T) {
 			view: PoolView{Desired: 10, TemplateHash: "new", MaxSurge: 5, Now: t0,
 				Runners: draining(runners("old", "old", 10, true))},
 			want: PoolPlan{Create: 10},
+		},
+		{
+			name: "rollout under a count held far above the demand, beside busy old runners: nothing to create",
+			view: PoolView{Desired: 100, Held: 90, TemplateHash: "new", MaxSurge: 50, DemandSurge: 5, Now: t0, Ephemeral: true, RolloutByDemand: true,
+				Runners: onJobs(runners("old", "old", 10, true))},
+			want: PoolPlan{}, // each busy old runner serves its job
+		},
+		{
+			name: "... in a run from before RolloutByDemand: as many new runners beside them (issue 37)",
+			view: PoolView{Desired: 100, Held: 90, TemplateHash: "new", MaxSurge: 50, DemandSurge: 5, Now: t0, Ephemeral: true,
+				Runners: onJobs(runners("old", "old", 10, true))},
+			want: PoolPlan{Create: 10},
+		},
+		{
+			name: "rollout under a held count: a job that waits gets one new runner",
+			view: PoolView{Desired: 100, Held: 89, TemplateHash: "new", MaxSurge: 50, DemandSurge: 6, Now: t0, Ephemeral: true, RolloutByDemand: true,
+				Runners: onJobs(runners("old", "old", 10, true))},
+			want: PoolPlan{Create: 1},
+		},
+		{
+			name: "rollout under a held count: old runners whose jobs ended are replaced while the demand lasts",
+			view: PoolView{Desired: 100, Held: 90, TemplateHash: "new", MaxSurge: 50, DemandSurge: 5, Now: t0, Ephemeral: true, RolloutByDemand: true,
+				Runners: append(onJobs(runners("old", "old", 7, true)), finishing(runners("done", "old", 3, true))...)},
+			want: PoolPlan{Create: 3},
+		},
+		{
+			name: "rollout under a held count: idle old runners are replaced within the demand's surge",
+			view: PoolView{Desired: 100, Held: 90, TemplateHash: "new", MaxSurge: 50, DemandSurge: 5, Now: t0, Ephemeral: true, RolloutByDemand: true,
+				Runners: runners("old", "old", 10, true)},
+			want: PoolPlan{Create: 5}, // 15 pods: demand 10 + surge 5
+		},
+		{
+			name: "rollout: busy old static runners do not leave by themselves, so new ones replace them",
+			view: PoolView{Desired: 10, TemplateHash: "new", MaxSurge: 5, DemandSurge: 5, Now: t0, RolloutByDemand: true,
+				Runners: onJobs(runners("old", "old", 10, true))},
+			want: PoolPlan{Create: 5},
 		},
 		{
 			name: "scale to zero during a rollout stops every idle runner",

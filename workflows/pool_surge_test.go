@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/arcflow/arcflow/workflows/contract"
 )
@@ -76,4 +77,103 @@ func TestARolloutStaysWithinItsSurgeWhileOldRunnersFinish(t *testing.T) {
 	pt.deleteAndDrain(65 * time.Second)
 	pt.run(spec(0, "h1", true))
 	require.Equal(t, 15, peak)
+}
+
+// A rollout under a count held for the scale-down delay (issue 37): after a
+// burst of 100 jobs the autoscaler holds 100 replicas for a demand of 10, and
+// ten 60 s jobs run on ten old ephemeral runners when the template changes.
+// Each busy old runner serves its job, so the rollout creates nothing until a
+// job waits for a runner or an old one leaves with its demand still there;
+// before rollout-by-demand the pool rolled toward the held 100 with a surge
+// of 50 and created ten new runners at once, which no job needed.
+func TestARolloutUnderAHeldCountCreatesOnlyWhatTheDemandNeeds(t *testing.T) {
+	pt := newPoolTest(t)
+	ended := map[string]bool{}
+	live := func() int { return len(pt.created) - len(ended) }
+	scale := func(demand int, running, finished []string) {
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 100, Demand: &demand, StartsDelivered: true, NamesFinished: true,
+			Running: running, Finished: finished, DecidedAt: pt.env.Now(), EffectiveTime: pt.env.Now()})
+	}
+	end := func(names []string) {
+		for _, name := range names {
+			ended[name] = true
+			pt.done(name, EndCompleted)
+		}
+	}
+	var old []string
+	pt.at(0, func() { scale(10, nil, nil) }) // the burst's runners are gone
+	pt.at(time.Second, func() {
+		require.Len(t, pt.created, 10, "the demand, not the held count")
+		pt.registerAll()
+		for _, c := range pt.created {
+			old = append(old, c.name)
+		}
+		scale(10, old, nil) // the ten jobs started
+	})
+	pt.at(2*time.Second, func() {
+		next := spec(0, "h2", true)
+		next.Generation = 2
+		pt.env.SignalWorkflow(contract.SignalSpec, next)
+	})
+	for _, at := range []time.Duration{3 * time.Second, 30 * time.Second} {
+		pt.at(at, func() {
+			require.Len(t, pt.created, 10, "no new runner while the busy old ones serve the demand")
+			require.Empty(t, pt.stopped)
+		})
+	}
+	// A job waits: one new runner.
+	pt.at(31*time.Second, func() { scale(11, nil, nil) })
+	pt.at(32*time.Second, func() {
+		require.Len(t, pt.created, 11)
+		require.Equal(t, "h2", pt.created[10].hash)
+		require.Equal(t, 11, live())
+		pt.env.SignalWorkflow(contract.SignalRunnerRegistered, RunnerRegistered{Name: pt.created[10].name})
+		scale(11, []string{pt.created[10].name}, nil)
+	})
+	// Three old jobs complete as three new ones queue: three new runners in
+	// their place, beside the old pods that are exiting.
+	pt.at(62*time.Second, func() { scale(11, nil, old[:3]) })
+	pt.at(62*time.Second+500*time.Millisecond, func() {
+		require.Len(t, pt.created, 14)
+		require.LessOrEqual(t, live(), 11+6, "demand 11 + surge 6")
+	})
+	pt.at(63*time.Second, func() { end(old[:3]) })
+	// The other seven complete with no job queued: the demand falls to the
+	// four new runners, and nothing replaces the old ones.
+	pt.at(64*time.Second, func() { scale(4, nil, old[3:]) })
+	pt.at(65*time.Second, func() { end(old[3:]) })
+	pt.at(70*time.Second, func() {
+		require.Len(t, pt.created, 14, "new runners only as the demand needed them")
+		require.Len(t, pt.names("h2"), 4)
+		require.Len(t, pt.names(""), 4)
+		require.Empty(t, pt.stopped)
+	})
+	pt.deleteAndDrain(71 * time.Second)
+	pt.run(spec(0, "h1", true))
+}
+
+// A pool that started before rollout-by-demand keeps the older rule for the
+// rest of its run, so its recorded history replays.
+func TestARolloutUnderAHeldCountInARunFromBeforeRolloutByDemand(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.env.OnGetVersion(rolloutByDemandVersion, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	demand := 10
+	scale := ScaleRequest{Replicas: 100, Demand: &demand, StartsDelivered: true}
+	pt.at(0, func() { pt.env.SignalWorkflow(contract.SignalScale, scale) })
+	pt.at(time.Second, func() {
+		pt.registerAll()
+		scale.Running = nil
+		for _, c := range pt.created {
+			scale.Running = append(scale.Running, c.name)
+		}
+		pt.env.SignalWorkflow(contract.SignalScale, scale)
+	})
+	pt.at(2*time.Second, func() {
+		next := spec(0, "h2", true)
+		next.Generation = 2
+		pt.env.SignalWorkflow(contract.SignalSpec, next)
+	})
+	pt.at(3*time.Second, func() { require.Len(t, pt.created, 20, "ten new runners beside the ten busy ones, as before") })
+	pt.deleteAndDrain(4 * time.Second)
+	pt.run(spec(0, "h1", true))
 }
