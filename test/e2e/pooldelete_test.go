@@ -23,11 +23,17 @@ import (
 // poolDeleteJobs is how many jobs of 60 s run when the pool goes.
 const poolDeleteJobs = 4
 
-// busyPool starts a world with the app RunnerDeployment (maxReplicas 4, one
+// busyPool starts a world with the app RunnerDeployment (maxReplicas 5, one
 // idle runner kept), and four jobs of 60 s running on it beside the idle one.
+// arcflow's processes run in their own namespace, as installed (their
+// leader-election Lease is there), not in the runners'.
 func busyPool(t *testing.T, ctx context.Context, ns string) *simworld.World {
+	system := ns + "-arcflow-system"
+	createNamespace(t, ctx, system)
+	t.Cleanup(func() { _, _ = stack.Kubectl(context.Background(), "delete", "namespace", system, "--wait=false") })
 	w := startSimWorld(t, ctx, simworld.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: 60 * time.Second, Seed: 5,
+		Env: []string{"POD_NAMESPACE=" + system},
 	})
 	manifest := strings.Replace(simworld.WithIdleRunners(fullpath.RunnerDeployment, "app", 1), "maxReplicas: 4", "maxReplicas: 5", 1)
 	require.NoError(t, w.Apply(ctx, manifest))
