@@ -100,6 +100,14 @@ func TestDeletingARunnerDeploymentLetsItsJobsFinish(t *testing.T) {
 	out, err = stack.Kubectl(ctx, "get", "-n", ns, "rdeploy", "app", "-o", "jsonpath={.metadata.deletionTimestamp} {.metadata.finalizers}")
 	require.NoError(t, err, out)
 	require.Contains(t, out, activities.PoolFinalizer, "the RunnerDeployment waits for its pool")
+	lines, err := startCLI(t, "status", "-n", ns)()
+	require.NoError(t, err)
+	var status strings.Builder
+	for _, l := range lines {
+		status.WriteString(l.text + "\n")
+	}
+	require.Contains(t, status.String(), "deleting, waiting for its runners; Busy 4, busy ones until", "arcflow status says what the pool waits for")
+	t.Logf("arcflow status while the pool drains:\n%s", status.String())
 
 	poolDeleted(t, ctx, w, ns, deleted)
 	dyn, err := dynamic.NewForConfig(stack.RESTConfig)
