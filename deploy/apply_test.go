@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func TestManifestsApplyToTheAPIServer(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, stack.Stop()) })
 	require.NoError(t, stack.InstallCRDs(ctx, "crds"))
 	require.NoError(t, stack.InstallCRDs(ctx, filepath.Join("testdata", "prometheus-operator-crds")))
-	for _, ns := range []string{releaseNS, "arcflow-system"} {
+	for _, ns := range []string{releaseNS, "arcflow-system", "ci", "arc-system"} {
 		out, err := stack.Kubectl(ctx, "create", "namespace", ns)
 		require.NoError(t, err, out)
 	}
@@ -63,6 +64,24 @@ func TestManifestsApplyToTheAPIServer(t *testing.T) {
 			"prometheusrule.monitoring.coreos.com/arcflow", "configmap/arcflow-dashboard",
 			"networkpolicy.networking.k8s.io/arcflow-worker", "networkpolicy.networking.k8s.io/arcflow-webhook")
 	})
+	t.Run("chart with every tuning value in one namespace behind a LoadBalancer", func(t *testing.T) {
+		// The Roles name their namespaces (ci, and arc-system for ARC's Lease),
+		// which kubectl refuses beside -n: the objects without one go to default,
+		// as helm would put them into the release's.
+		out := apply(t, helmTemplate(t, slices.Concat(tuning, []string{
+			"--set", "scope.singleNamespace=true", "--set", "scope.watchNamespace=ci",
+			"--set", "rbac.allowGrantingKubernetesContainerModePermissions=true",
+			"--set", "temporal.tls.enabled=true", "--set", "temporal.tls.secretName=temporal-client-tls",
+			"--set", "temporal.tls.ca.configMapName=temporal-ca",
+			"--set", "githubWebhookServer.service.type=LoadBalancer",
+			"--set", "githubWebhookServer.service.loadBalancerSourceRanges[0]=192.30.252.0/22",
+			"--set", "githubWebhookServer.service.annotations.example\\.org/tls=yes",
+		})...))
+		applied(t, out, "deployment.apps/arcflow-worker", "deployment.apps/arcflow-webhook", "service/arcflow-webhook",
+			"role.rbac.authorization.k8s.io/arcflow-worker", "role.rbac.authorization.k8s.io/arcflow-worker-arc-controller",
+			"rolebinding.rbac.authorization.k8s.io/arcflow-webhook")
+		require.NotContains(t, out, "clusterrole")
+	})
 	t.Run("chart with monitoring objects elsewhere", func(t *testing.T) {
 		// The objects name their namespace, so no -n (the worker's metrics Service
 		// goes to default).
@@ -87,6 +106,19 @@ func TestManifestsApplyToTheAPIServer(t *testing.T) {
 			out, err := stack.Kubectl(ctx, "apply", "--server-side", "--dry-run=server", "--validate=strict", "-n", releaseNS, "-f", path)
 			require.Error(t, err, name)
 			require.Contains(t, out, c.want, name)
+		}
+	})
+	// docs/install.md upgrades the worker before the webhook with a selector:
+	// the first apply takes everything but the webhook's objects, the CRDs and
+	// RBAC, which have no component label, among them.
+	t.Run("kustomize upgrade with the worker first", func(t *testing.T) {
+		out, err := stack.Kubectl(ctx, "apply", "--server-side", "--force-conflicts", "--dry-run=server",
+			"-k", overlay(t, "ingress"), "-l", "app.kubernetes.io/component!=webhook")
+		require.NoError(t, err, out)
+		applied(t, out, "deployment.apps/arcflow-worker", "clusterrole.rbac.authorization.k8s.io/arcflow-worker",
+			"customresourcedefinition.apiextensions.k8s.io/runnerdeployments.actions.summerwind.dev")
+		for _, webhook := range []string{"deployment.apps/arcflow-webhook", "service/arcflow-webhook", "ingress.networking.k8s.io/arcflow-webhook"} {
+			require.NotContains(t, out, webhook)
 		}
 	})
 	t.Run("kustomize base with every component", func(t *testing.T) {

@@ -10,7 +10,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 
 {{- define "arcflow.image" -}}
-{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{ include "arcflow.partImage" (list . "") }}
 {{- end -}}
 
 {{- define "arcflow.temporalEnv" -}}
@@ -32,6 +32,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
   value: /etc/temporal-tls/tls.key
 {{- end }}
 {{- end }}
+{{- if include "arcflow.temporalCA" . }}
+- name: TEMPORAL_TLS_SERVER_CA_CERT_PATH
+  value: /etc/temporal-ca/ca.crt
+{{- end }}
 {{- if .Values.temporal.apiKeySecretName }}
 - name: TEMPORAL_API_KEY
   valueFrom:
@@ -39,21 +43,53 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end }}
 {{- end -}}
 
+{{- /* The CA that signed Temporal's server certificate, from a Secret or a
+ConfigMap; it implies TLS in the process (--temporal-tls-ca), so it is mounted
+whether or not tls.enabled is set. */ -}}
+{{- define "arcflow.temporalCA" -}}
+{{- $ca := .Values.temporal.tls.ca -}}
+{{- if and $ca.secretName $ca.configMapName -}}
+{{- fail "temporal.tls.ca: set secretName or configMapName, not both" -}}
+{{- end -}}
+{{- if or $ca.secretName $ca.configMapName -}}true{{- end -}}
+{{- end -}}
+
+{{- /* List items (no key) of the containers' volumeMounts and the pods'
+volumes for Temporal's client certificate and CA, so a Deployment can add its
+own beside them. */ -}}
 {{- define "arcflow.temporalVolumeMounts" -}}
 {{- if and .Values.temporal.tls.enabled .Values.temporal.tls.secretName }}
-volumeMounts:
-  - name: temporal-tls
-    mountPath: /etc/temporal-tls
-    readOnly: true
+- name: temporal-tls
+  mountPath: /etc/temporal-tls
+  readOnly: true
+{{- end }}
+{{- if include "arcflow.temporalCA" . }}
+- name: temporal-ca
+  mountPath: /etc/temporal-ca
+  readOnly: true
 {{- end }}
 {{- end -}}
 
 {{- define "arcflow.temporalVolumes" -}}
 {{- if and .Values.temporal.tls.enabled .Values.temporal.tls.secretName }}
-volumes:
-  - name: temporal-tls
-    secret:
-      secretName: {{ .Values.temporal.tls.secretName }}
+- name: temporal-tls
+  secret:
+    secretName: {{ .Values.temporal.tls.secretName }}
+{{- end }}
+{{- $ca := .Values.temporal.tls.ca -}}
+{{- /* Only the CA's key, as ca.crt: a cert-manager Secret also holds a key the
+processes need not see. */ -}}
+{{- with $ca.secretName }}
+- name: temporal-ca
+  secret:
+    secretName: {{ . }}
+    items: [{key: {{ $ca.key | quote }}, path: ca.crt}]
+{{- end }}
+{{- with $ca.configMapName }}
+- name: temporal-ca
+  configMap:
+    name: {{ . }}
+    items: [{key: {{ $ca.key | quote }}, path: ca.crt}]
 {{- end }}
 {{- end -}}
 
@@ -61,4 +97,26 @@ volumes:
 {{- if .Values.scope.singleNamespace -}}
 {{ default .Release.Namespace .Values.scope.watchNamespace }}
 {{- end -}}
+{{- end -}}
+
+{{- /* The image of a part: its own tag when set (githubWebhookServer.image.tag,
+for an upgrade that rolls the worker before the webhook), else the chart's. */ -}}
+{{- define "arcflow.partImage" -}}
+{{- $root := index . 0 -}}
+{{- $tag := index . 1 | default $root.Values.image.tag | default $root.Chart.AppVersion -}}
+{{ $root.Values.image.repository }}:{{ $tag }}
+{{- end -}}
+
+{{- /* Runner pods' image pull secrets (ARC's image.actionsRunnerImagePullSecrets),
+names or {name: ...} entries, as --runner-image-pull-secret's comma list. */ -}}
+{{- define "arcflow.runnerPullSecrets" -}}
+{{- $names := list -}}
+{{- range .Values.image.actionsRunnerImagePullSecrets -}}
+{{- if kindIs "map" . -}}
+{{- $names = append $names .name -}}
+{{- else -}}
+{{- $names = append $names . -}}
+{{- end -}}
+{{- end -}}
+{{- join "," $names -}}
 {{- end -}}
