@@ -126,7 +126,9 @@ func TestManifestsApplyToTheAPIServer(t *testing.T) {
 		applied(t, out, "ingress.networking.k8s.io/arcflow-webhook", "service/arcflow-worker-metrics",
 			"servicemonitor.monitoring.coreos.com/arcflow-worker", "servicemonitor.monitoring.coreos.com/arcflow-webhook",
 			"prometheusrule.monitoring.coreos.com/arcflow", "configmap/arcflow-dashboard",
-			"networkpolicy.networking.k8s.io/arcflow-worker", "networkpolicy.networking.k8s.io/arcflow-webhook")
-		require.Equal(t, 17+8, strings.Count(out, "(server dry run)"), out)
+			"networkpolicy.networking.k8s.io/arcflow-worker", "networkpolicy.networking.k8s.io/arcflow-webhook",
+			"validatingadmissionpolicy.admissionregistration.k8s.io/arcflow-runner-pods",
+			"validatingadmissionpolicybinding.admissionregistration.k8s.io/arcflow-runner-pods")
+		require.Equal(t, 19+8, strings.Count(out, "(server dry run)"), out)
 	})
 }

@@ -115,8 +115,6 @@ func TestChartFlagsExist(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds arcflow")
 	}
-	// From a change made beside this one: the chart renders it only when set.
-	pending := map[string]bool{"pool-deletion-grace-period": true}
 	objs := objects(t, helmTemplate(t, tuning...))
 	bin := filepath.Join(t.TempDir(), "arcflow")
 	out, err := exec.Command("go", "build", "-o", bin, "../cmd/arcflow").CombinedOutput()
@@ -131,7 +129,7 @@ func TestChartFlagsExist(t *testing.T) {
 		require.True(t, known["temporal-address"], "arcflow %s --help: %s", command, out)
 		for _, a := range args(container(t, objs, deployment))[1:] {
 			name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-			require.True(t, known[name] || pending[name], "%s passes %s, which arcflow %s does not know", deployment, a, command)
+			require.True(t, known[name], "%s passes %s, which arcflow %s does not know", deployment, a, command)
 		}
 	}
 }

@@ -26,6 +26,8 @@ func TestChartDefaultsRenderNoOptionalObjects(t *testing.T) {
 	require.Equal(t, map[string]int{
 		"ServiceAccount": 2, "ClusterRole": 2, "ClusterRoleBinding": 2, "Role": 1, "RoleBinding": 1,
 		"Deployment": 2, "Service": 1, "PodDisruptionBudget": 2,
+		// Not optional: what keeps busy runner pods out of a cascade.
+		"ValidatingAdmissionPolicy": 1, "ValidatingAdmissionPolicyBinding": 1,
 	}, kinds(objs))
 }
 
