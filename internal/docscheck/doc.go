@@ -12,6 +12,8 @@
 //     documented is unknown to the code;
 //   - every arcflow.dev/ name, anywhere in a page (code included), is one the
 //     code has;
+//   - every flag a page's prose names in a code span (`--reconcile-period`)
+//     is a flag of an arcflow command or of the benchmark harness;
 //   - every metric name that starts with arcflow_ or temporal_ is a series
 //     the code exports: arcflow's from its client_golang registrations, the
 //     Temporal SDK's as arcflow's MetricsHandler exports them (timers in

@@ -138,3 +138,22 @@ func TestCheckMetricTable(t *testing.T) {
 		"docs/operations.md: metric arcflow_warm_runners has no row in the metrics table",
 	}, msgs(CheckMetricTable(doc, known)))
 }
+
+func TestCheckFlagMentions(t *testing.T) {
+	known := map[string]bool{"reconcile-period": true, "n": true, "kube-api-qps": true, "kube-api-burst": true, "keep-stepping": true}
+	doc := Parse("docs/x.md", strings.Join([]string{
+		"within `--reconcile-period` (`-n ci`); `--kube-api-qps 100 --kube-api-burst 300`, `--keep-stepping`",
+		"`--reconcile-interval` and `--kube-api-qps=50 --kube-qps 5`; `kubectl apply --server-side` is not a flag span",
+		"`-x` and `--server-side` and `-tags profiling`",
+		"`--alone`",
+		"```sh",
+		"arcflow worker `--nope`",
+		"```",
+	}, "\n"))
+	require.Equal(t, []string{
+		"docs/x.md:2: --reconcile-interval: no arcflow command or benchmark has this flag",
+		"docs/x.md:2: --kube-qps: no arcflow command or benchmark has this flag",
+		"docs/x.md:3: -x: no arcflow command or benchmark has this flag",
+		"docs/x.md:4: --alone: no arcflow command or benchmark has this flag",
+	}, msgs(CheckFlagMentions(doc, known)))
+}

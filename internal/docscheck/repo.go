@@ -105,6 +105,19 @@ func (r Repo) Check() ([]Problem, error) {
 	if err != nil {
 		return nil, err
 	}
+	knownFlags, err := r.grep(simFlagRe, 1, "cmd/arcflow-sim/*.go")
+	if err != nil {
+		return nil, err
+	}
+	flagNames := map[string]bool{}
+	for name := range knownFlags {
+		flagNames[name] = true
+	}
+	for _, cmd := range r.Commands {
+		for name := range help[cmd] {
+			flagNames[name] = true
+		}
+	}
 	if ops, ok := docs[OperationsDoc]; ok {
 		out = append(out, CheckMetricTable(ops, metrics)...)
 	}
@@ -129,6 +142,7 @@ func (r Repo) Check() ([]Problem, error) {
 		out = append(out, CheckLocalPaths(d)...)
 		out = append(out, CheckKubeNames(d, kubeNames)...)
 		out = append(out, CheckMetrics(d, metrics, notMetrics)...)
+		out = append(out, CheckFlagMentions(d, flagNames)...)
 	}
 	if readme, ok := docs["README.md"]; ok && len(readme.Lines) > ReadmeMaxLines {
 		out = append(out, Problem{File: "README.md", Msg: "longer than " + strconv.Itoa(ReadmeMaxLines) + " lines: move the detail into docs/"})
