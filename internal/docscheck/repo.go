@@ -105,18 +105,9 @@ func (r Repo) Check() ([]Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	knownFlags, err := r.grep(simFlagRe, 1, "cmd/arcflow-sim/*.go")
+	flagNames, err := r.flagNames(help)
 	if err != nil {
 		return nil, err
-	}
-	flagNames := map[string]bool{}
-	for name := range knownFlags {
-		flagNames[name] = true
-	}
-	for _, cmd := range r.Commands {
-		for name := range help[cmd] {
-			flagNames[name] = true
-		}
 	}
 	if ops, ok := docs[OperationsDoc]; ok {
 		out = append(out, CheckMetricTable(ops, metrics)...)
@@ -264,6 +255,25 @@ func (r Repo) metrics() (map[string]Metric, map[string]bool, error) {
 		notMetrics[name] = true
 	}
 	return metrics, notMetrics, nil
+}
+
+// flagNames are the flags a page may name: every command's (from --help, as
+// help holds them) and the benchmark harness's (cmd/arcflow-sim).
+func (r Repo) flagNames(help map[string]map[string]Flag) (map[string]bool, error) {
+	sim, err := r.grep(simFlagRe, 1, "cmd/arcflow-sim/*.go")
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	for name := range sim {
+		names[name] = true
+	}
+	for _, flags := range help {
+		for name := range flags {
+			names[name] = true
+		}
+	}
+	return names, nil
 }
 
 // sources reads the non-test Go files of globs, by path.
