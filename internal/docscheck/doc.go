@@ -7,8 +7,20 @@
 //   - every flag that `arcflow <command> --help` prints is a row of
 //     docs/configuration.md with the same default, and every documented flag
 //     exists for the commands its row names; every environment variable the
-//     code reads, and every arcflow.dev/ annotation of the API, is documented,
-//     and nothing documented is unknown to the code;
+//     code reads, every arcflow.dev/ label and annotation of the code, and
+//     every printer column of the API is documented there, and nothing
+//     documented is unknown to the code;
+//   - every arcflow.dev/ name, anywhere in a page (code included), is one the
+//     code has;
+//   - every flag a page's prose names in a code span (`--reconcile-period`)
+//     is a flag of an arcflow command or of the benchmark harness;
+//   - every metric name that starts with arcflow_ or temporal_ is a series
+//     the code exports: arcflow's from its client_golang registrations, the
+//     Temporal SDK's as arcflow's MetricsHandler exports them (timers in
+//     seconds, with a _seconds suffix); labels named in braces after a metric,
+//     name{label} or name{label="v"}, are the family's own or a scrape's; the
+//     metrics table of docs/operations.md has a row per arcflow_ family and
+//     lists all of a family's labels where it lists any;
 //   - every command block is run by a test or checked: `arcflow` lines against
 //     the command's --help, `make` lines against the Makefile's targets, `go`
 //     lines against the packages; anything else is marked

@@ -1,6 +1,7 @@
 package docscheck
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -28,13 +29,27 @@ type Repo struct {
 	Help     map[string]string
 	// HelmDocs is what helm-docs generates for the chart's README.
 	HelmDocs string
+	// TemporalMetrics are the Temporal SDK's metric families as arcflow's
+	// MetricsHandler exports them (internal/telemetry), which no literal in
+	// the code names.
+	TemporalMetrics map[string]Metric
 }
 
 var (
 	makeTargetRe = regexp.MustCompile(`(?m)^([a-zA-Z0-9_-]+):`)
 	codeEnvRe    = regexp.MustCompile(`"([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|KUBECONFIG|GOGC)"`)
-	annotationRe = regexp.MustCompile(`arcflow\.dev/[a-z0-9-]+`)
+	// webhookResultRe reads the results the webhook answers with, which
+	// label arcflow_webhook_deliveries_total and are no metric names.
+	webhookResultRe = regexp.MustCompile(`reply\(http\.\w+, "([a-z_]+)"`)
 )
+
+// kubeNameSources are the packages whose arcflow.dev/ labels and annotations
+// arcflow reads or sets.
+var kubeNameSources = []string{"api/v1alpha1/*.go", "activities/*.go", "workflows/*.go", "worker/*.go", "webhook/*.go"}
+
+// metricSources are the packages of the shipped binaries that register
+// Prometheus metrics.
+var metricSources = []string{"cmd/arcflow/*.go", "github/*.go", "webhook/*.go", "worker/*.go", "activities/*.go", "internal/telemetry/*.go"}
 
 // guideDoc reports whether a Markdown file is user documentation, whose
 // blocks and paths are checked (links are checked in every file).
@@ -73,19 +88,29 @@ func (r Repo) Check() ([]Problem, error) {
 	}
 	out = append(out, CheckNames(ConfigurationDoc, "environment variable", codeEnv, EnvRows(config))...)
 
-	apiAnnotations, err := r.grep(annotationRe, 0, "api/v1alpha1/*.go")
+	// Every arcflow.dev/ label and annotation the code has is documented.
+	kubeNames, err := r.grep(kubeNameRe, 0, kubeNameSources...)
 	if err != nil {
 		return nil, err
 	}
-	known, err := r.grep(annotationRe, 0, "api/v1alpha1/*.go", "activities/*.go", "workflows/*.go", "worker/*.go", "webhook/*.go")
+	out = append(out, CheckKubeNamesDocumented(config, kubeNames)...)
+
+	types, err := r.sources("api/v1alpha1/*_types.go")
 	if err != nil {
 		return nil, err
 	}
-	configText := strings.Join(config.Lines, "\n")
-	for _, name := range sortedKeys(apiAnnotations) {
-		if !strings.Contains(configText, name) {
-			out = append(out, Problem{File: ConfigurationDoc, Msg: "annotation " + name + " is not documented"})
-		}
+	out = append(out, CheckPrinterColumns(config, PrinterColumns(types))...)
+
+	metrics, notMetrics, err := r.metrics()
+	if err != nil {
+		return nil, err
+	}
+	flagNames, err := r.flagNames(help)
+	if err != nil {
+		return nil, err
+	}
+	if ops, ok := docs[OperationsDoc]; ok {
+		out = append(out, CheckMetricTable(ops, metrics)...)
 	}
 
 	makefile, err := r.read("Makefile")
@@ -106,13 +131,9 @@ func (r Repo) Check() ([]Problem, error) {
 		}
 		out = append(out, CheckBlocks(d, ctx)...)
 		out = append(out, CheckLocalPaths(d)...)
-		for i, line := range d.Prose {
-			for _, a := range annotationRe.FindAllString(line, -1) {
-				if _, ok := known[a]; !ok {
-					out = append(out, Problem{File: name, Line: i + 1, Msg: "annotation " + a + ": the code has no such annotation or label"})
-				}
-			}
-		}
+		out = append(out, CheckKubeNames(d, kubeNames)...)
+		out = append(out, CheckMetrics(d, metrics, notMetrics)...)
+		out = append(out, CheckFlagMentions(d, flagNames)...)
 	}
 	if readme, ok := docs["README.md"]; ok && len(readme.Lines) > ReadmeMaxLines {
 		out = append(out, Problem{File: "README.md", Msg: "longer than " + strconv.Itoa(ReadmeMaxLines) + " lines: move the detail into docs/"})
@@ -205,6 +226,77 @@ func (r Repo) grep(re *regexp.Regexp, group int, globs ...string) (map[string]in
 		}
 	}
 	return found, nil
+}
+
+// metrics returns the metric families the code exports (its registrations and
+// the Temporal SDK's), and the words with a metric prefix that are label
+// values instead.
+func (r Repo) metrics() (map[string]Metric, map[string]bool, error) {
+	sources, err := r.sources(metricSources...)
+	if err != nil {
+		return nil, nil, err
+	}
+	metrics, err := CodeMetrics(sources)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(r.TemporalMetrics) == 0 {
+		return nil, nil, fmt.Errorf("no Temporal SDK metrics to check the docs against")
+	}
+	for name, m := range r.TemporalMetrics {
+		metrics[name] = m
+	}
+	results, err := r.grep(webhookResultRe, 1, "webhook/*.go")
+	if err != nil {
+		return nil, nil, err
+	}
+	notMetrics := map[string]bool{}
+	for name := range results {
+		notMetrics[name] = true
+	}
+	return metrics, notMetrics, nil
+}
+
+// flagNames are the flags a page may name: every command's (from --help, as
+// help holds them) and the benchmark harness's (cmd/arcflow-sim).
+func (r Repo) flagNames(help map[string]map[string]Flag) (map[string]bool, error) {
+	sim, err := r.grep(simFlagRe, 1, "cmd/arcflow-sim/*.go")
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	for name := range sim {
+		names[name] = true
+	}
+	for _, flags := range help {
+		for name := range flags {
+			names[name] = true
+		}
+	}
+	return names, nil
+}
+
+// sources reads the non-test Go files of globs, by path.
+func (r Repo) sources(globs ...string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, g := range globs {
+		paths, err := filepath.Glob(filepath.Join(r.Root, g))
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			if strings.HasSuffix(p, "_test.go") {
+				continue
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, err
+			}
+			rel, _ := filepath.Rel(r.Root, p)
+			out[filepath.ToSlash(rel)] = string(b)
+		}
+	}
+	return out, nil
 }
 
 func (r Repo) read(p string) (string, error) {

@@ -6,8 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
+
+	"github.com/arcflow/arcflow/internal/telemetry"
 )
 
 // TestRepositoryDocs runs every check on this repository (make lint runs it).
@@ -37,7 +42,7 @@ func TestRepositoryDocs(t *testing.T) {
 	usage.Env = env
 	out, err = usage.CombinedOutput()
 	require.NoError(t, err, string(out))
-	repo := Repo{Root: root, Commands: ParseCommands(string(out)), Help: map[string]string{}}
+	repo := Repo{Root: root, Commands: ParseCommands(string(out)), Help: map[string]string{}, TemporalMetrics: temporalMetrics(t, root)}
 	require.Subset(t, repo.Commands, []string{"worker", "webhook", "all", "setup", "status", "scale"}, string(out))
 	for _, cmd := range repo.Commands {
 		help := exec.Command(bin, cmd, "--help")
@@ -60,4 +65,59 @@ func TestRepositoryDocs(t *testing.T) {
 		lines = append(lines, p.String())
 	}
 	require.Empty(t, problems, "documentation problems:\n%s", strings.Join(lines, "\n"))
+}
+
+// temporalMetrics runs every metric name of the Temporal SDK (its constants
+// file, from the module cache) through arcflow's MetricsHandler as the SDK
+// does (timers for the _latency names, counters for the rest), and reads back
+// the families, with their labels, that the registry then exports.
+func temporalMetrics(t *testing.T, root string) map[string]Metric {
+	list := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "go.temporal.io/sdk")
+	list.Dir = root
+	dir, err := list.Output()
+	require.NoError(t, err)
+	src, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(dir)), "internal", "common", "metrics", "constants.go"))
+	require.NoError(t, err)
+	names, err := SDKMetricNames(string(src))
+	require.NoError(t, err)
+
+	reg := prometheus.NewRegistry()
+	h := telemetry.NewTemporalMetrics(reg)
+	for _, name := range names {
+		if SDKTimer(name) {
+			h.Timer(name).Record(time.Millisecond)
+		} else {
+			h.Counter(name).Inc(1)
+		}
+	}
+	families, err := reg.Gather()
+	require.NoError(t, err)
+	out := map[string]Metric{}
+	for _, f := range families {
+		m := Metric{Histogram: f.GetType() == dto.MetricType_HISTOGRAM}
+		for _, l := range f.GetMetric()[0].GetLabel() {
+			m.Labels = append(m.Labels, l.GetName())
+		}
+		out[f.GetName()] = m
+	}
+	return out
+}
+
+// The Temporal SDK's timers reach Prometheus in seconds, with the handler's
+// fixed labels: the docs must name them so.
+func TestTemporalMetricsAsExported(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	metrics := temporalMetrics(t, root)
+	require.NotContains(t, metrics, "temporal_workflow_task_schedule_to_start_latency")
+	wait := metrics["temporal_workflow_task_schedule_to_start_latency_seconds"]
+	require.True(t, wait.Histogram)
+	require.Contains(t, wait.Labels, "task_queue")
+	require.Contains(t, metrics, "temporal_worker_task_slots_used")
+
+	doc := Parse("docs/x.md", "`temporal_workflow_task_schedule_to_start_latency` climbs\n"+
+		"temporal_workflow_task_schedule_to_start_latency_seconds_bucket{job=\"w\",task_queue=\"arcflow\",le=\"+Inf\"}")
+	require.Equal(t, []string{
+		"docs/x.md:1: temporal_workflow_task_schedule_to_start_latency: no such metric (the code exports temporal_workflow_task_schedule_to_start_latency_seconds)",
+	}, msgs(CheckMetrics(doc, metrics, nil)))
 }
