@@ -6,8 +6,10 @@ import (
 )
 
 // otherToolFlags are flags of other tools that the pages name in prose:
-// kubectl apply --server-side, go build -tags, go test -short, --help.
-var otherToolFlags = map[string]bool{"server-side": true, "tags": true, "short": true, "help": true}
+// kubectl apply --server-side and --force-conflicts, go build -tags, go test
+// -short, --help, kube-controller-manager's --use-service-account-credentials.
+var otherToolFlags = map[string]bool{"server-side": true, "force-conflicts": true, "tags": true, "short": true, "help": true,
+	"use-service-account-credentials": true}
 
 var (
 	// flagSpanRe finds a code span that starts with a flag: `--name`,
