@@ -26,10 +26,12 @@ func TestKustomizeBaseAppliesToTheAPIServer(t *testing.T) {
 		"role.rbac.authorization.k8s.io/arcflow-leader-election",
 		"deployment.apps/arcflow-worker", "deployment.apps/arcflow-webhook", "service/arcflow-webhook",
 		"poddisruptionbudget.policy/arcflow-worker", "poddisruptionbudget.policy/arcflow-webhook",
+		"validatingadmissionpolicy.admissionregistration.k8s.io/arcflow-runner-pods",
+		"validatingadmissionpolicybinding.admissionregistration.k8s.io/arcflow-runner-pods",
 	} {
 		require.Contains(t, out, object+" serverside-applied (server dry run)")
 	}
-	require.Equal(t, 17, strings.Count(out, "(server dry run)"), out)
+	require.Equal(t, 19, strings.Count(out, "(server dry run)"), out)
 }
 
 // The Helm chart lints, renders with the helm binary (built from its Go module by
@@ -52,6 +54,9 @@ func TestHelmChartRendersAndApplies(t *testing.T) {
 			"--set", "githubWebhookServer.secret.github_webhook_secret_token=s3cret", "--set", "temporal.tls.enabled=true",
 			"--set", "temporal.tls.secretName=temporal-tls", "--set", "temporal.apiKeySecretName=temporal-api-key",
 			"--set", "scope.singleNamespace=true", "--set", "runner.image=example/runner:1",
+			// ARC's Lease in the release's namespace, so the guard's Role
+			// applies with the rest under -n.
+			"--set", "arcController.lease=arcflow-helm/actions-runner-controller",
 		},
 	} {
 		args := append([]string{"template", "arcflow", chart, "--namespace", "arcflow-helm", "--include-crds"}, values...)

@@ -33,6 +33,11 @@ func TestHelmInstallRunsWhatItRenders(t *testing.T) {
 	img := arcflowImage(t) // before the test's deadline starts: a cold build takes minutes
 	ctx := installContext(t)
 	gh := startFakeGitHub(t)
+	// With scope.singleNamespace the chart's Roles live in the runners'
+	// namespace, which must exist first, as the install guide says; ARC never
+	// ran on this cluster, so its guard is off (arcController.lease=""), also
+	// as the guide says.
+	createNamespace(t, ctx, runners)
 	out := runHelm(t, ctx, "install", release, filepath.Join(repoRoot(t), "deploy", "helm", "arcflow"),
 		"--namespace", system, "--create-namespace",
 		"--set", "temporal.address="+stack.TemporalAddress,
@@ -40,7 +45,7 @@ func TestHelmInstallRunsWhatItRenders(t *testing.T) {
 		"--set", "authSecret.create=true", "--set", "authSecret.github_token=ghp_chart",
 		"--set", "githubWebhookServer.secret.create=true",
 		"--set", "githubWebhookServer.secret.github_webhook_secret_token="+webhookSecret,
-		"--set", "scope.singleNamespace=true", "--set", "scope.watchNamespace="+runners)
+		"--set", "scope.singleNamespace=true", "--set", "scope.watchNamespace="+runners, "--set", "arcController.lease=")
 	require.Contains(t, out, "STATUS: deployed")
 	t.Cleanup(func() { runHelm(t, ctx, "uninstall", release, "--namespace", system) })
 
@@ -153,7 +158,7 @@ func startFakeGitHub(t *testing.T) *fake.Server {
 func runInstalled(t *testing.T, ctx context.Context, img *unpackedImage, gh *fake.Server, system, workerName, webhookName, runners string) {
 	kube, err := stack.Kube()
 	require.NoError(t, err)
-	createNamespace(t, ctx, runners)
+	_, _ = stack.Kubectl(ctx, "create", "namespace", runners) // the Helm test made it before its install
 	ports, err := teststack.FreePorts(2)
 	require.NoError(t, err)
 
