@@ -20,19 +20,20 @@ import (
 	"github.com/arcflow/arcflow/test/fullpath"
 )
 
-// poolDeleteJobs is how many jobs of 60 s run when the pool goes.
+// poolDeleteJobs is how many jobs run when the pool goes.
 const poolDeleteJobs = 4
 
 // busyPool starts a world with the app RunnerDeployment (maxReplicas 5, one
-// idle runner kept), and four jobs of 60 s running on it beside the idle one.
+// idle runner kept), and four jobs of the given length running on it beside
+// the idle one.
 // arcflow's processes run in their own namespace, as installed (their
 // leader-election Lease is there), not in the runners'.
-func busyPool(t *testing.T, ctx context.Context, ns string) *simworld.World {
+func busyPool(t *testing.T, ctx context.Context, ns string, jobs time.Duration) *simworld.World {
 	system := ns + "-arcflow-system"
 	createNamespace(t, ctx, system)
 	t.Cleanup(func() { _, _ = stack.Kubectl(context.Background(), "delete", "namespace", system, "--wait=false") })
 	w := startSimWorld(t, ctx, simworld.Config{
-		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: 60 * time.Second, Seed: 5,
+		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: jobs, Seed: 5,
 		Env: []string{"POD_NAMESPACE=" + system},
 	})
 	manifest := strings.Replace(simworld.WithIdleRunners(fullpath.RunnerDeployment, "app", 1), "maxReplicas: 4", "maxReplicas: 5", 1)
@@ -77,7 +78,7 @@ func poolDeleted(t *testing.T, ctx context.Context, w *simworld.World, ns string
 		pods, err := w.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: activities.LabelPool})
 		return err == nil && len(pods.Items) == 0 && len(w.GitHub.Runners()) == 0
 	}, 60*time.Second, 200*time.Millisecond, "no runner pod and no registered runner left")
-	t.Logf("%d jobs of 60 s, the last done %v after the deletion; jobs interrupted %d, busy pods deleted %d, runners left registered %d",
+	t.Logf("%d jobs, the last done %v after the deletion; jobs interrupted %d, busy pods deleted %d, runners left registered %d",
 		len(w.GitHub.Jobs()), lastJob.Sub(deleted).Round(100*time.Millisecond), w.Runners.Interrupted(), len(w.Runners.Violations()), len(w.GitHub.Runners()))
 }
 
@@ -89,7 +90,7 @@ func TestDeletingARunnerDeploymentLetsItsJobsFinish(t *testing.T) {
 	const ns = "pool-delete"
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	w := busyPool(t, ctx, ns)
+	w := busyPool(t, ctx, ns, 60*time.Second)
 
 	deleted := time.Now()
 	out, err := stack.Kubectl(ctx, "delete", "-n", ns, "rdeploy", "app", "--wait=false")
@@ -133,7 +134,7 @@ func TestDeletingANamespaceLetsItsJobsFinish(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	applyRunnerPodPolicy(t, ctx, ns)
-	w := busyPool(t, ctx, ns)
+	w := busyPool(t, ctx, ns, 30*time.Second) // the RunnerDeployment test above runs jobs of 60 s
 
 	deleted := time.Now()
 	out, err := stack.Kubectl(ctx, "delete", "namespace", ns, "--wait=false")
