@@ -206,23 +206,14 @@ func (r Repo) markdown() (map[string]*Doc, error) {
 
 // grep collects the matches (group) of re in the non-test Go files of globs.
 func (r Repo) grep(re *regexp.Regexp, group int, globs ...string) (map[string]int, error) {
+	sources, err := r.sources(globs...)
+	if err != nil {
+		return nil, err
+	}
 	found := map[string]int{}
-	for _, g := range globs {
-		paths, err := filepath.Glob(filepath.Join(r.Root, g))
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range paths {
-			if strings.HasSuffix(p, "_test.go") {
-				continue
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return nil, err
-			}
-			for _, m := range re.FindAllStringSubmatch(string(b), -1) {
-				found[m[group]]++
-			}
+	for _, text := range sources {
+		for _, m := range re.FindAllStringSubmatch(text, -1) {
+			found[m[group]]++
 		}
 	}
 	return found, nil
