@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"strings"
 
 	"go.temporal.io/sdk/temporal"
 	corev1 "k8s.io/api/core/v1"
@@ -46,7 +47,8 @@ func (k *Kubernetes) asAdmissionRefused(ctx context.Context, ref PodRef, err err
 		return err
 	}
 	message := fmt.Sprintf("runner %s: the admission webhook %q refused a change arcflow needs to remove the runner; arcflow retries until it is accepted", ref.Name, webhook)
-	if v1alpha1.GroupVersion.Group == webhookGroup(webhook) {
+	// ARC's webhooks are named <verb>.<resource>.<its API group>.
+	if strings.HasSuffix(webhook, "."+v1alpha1.GroupVersion.Group) {
 		message += "; it is one of ARC's: delete ARC's MutatingWebhookConfiguration and ValidatingWebhookConfiguration (docs/migrating-from-arc.md)"
 	}
 	if ref.Pool != "" {
@@ -60,14 +62,4 @@ func (k *Kubernetes) asAdmissionRefused(ctx context.Context, ref PodRef, err err
 		}
 	}
 	return temporal.NewNonRetryableApplicationError(message+": "+err.Error(), ErrTypeAdmissionRefused, nil)
-}
-
-// webhookGroup is the API group a webhook's name ends in, by the convention
-// <verb>.<resource>.<group> that ARC's webhooks follow.
-func webhookGroup(webhook string) string {
-	const arcGroup = "actions.summerwind.dev"
-	if len(webhook) > len(arcGroup) && webhook[len(webhook)-len(arcGroup):] == arcGroup {
-		return arcGroup
-	}
-	return ""
 }

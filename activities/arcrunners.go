@@ -104,7 +104,7 @@ func (k *Kubernetes) ARCRunners(ctx context.Context, in ARCRunnersInput) ([]ARCR
 func (k *Kubernetes) releaseARCRunner(ctx context.Context, ref PodRef) error {
 	pods := k.Client.CoreV1().Pods(ref.Namespace)
 	if pod, err := pods.Get(ctx, ref.Name, metav1.GetOptions{}); err == nil && (ref.UID == "" || string(pod.UID) == ref.UID) {
-		if err := k.dropFinalizers(ctx, pod.Finalizers, func(patch []byte) error {
+		if err := dropFinalizers(pod.Finalizers, func(patch []byte) error {
 			_, err := pods.Patch(ctx, ref.Name, types.JSONPatchType, patch, metav1.PatchOptions{})
 			return err
 		}, ARCPodFinalizer, ARCLinkedResourcesFinalizer); err != nil {
@@ -127,7 +127,7 @@ func (k *Kubernetes) releaseARCRunner(ctx context.Context, ref PodRef) error {
 	case err != nil:
 		return fmt.Errorf("get ARC runner %s/%s: %w", ref.Namespace, ref.Name, err)
 	}
-	if err := k.dropFinalizers(ctx, runner.GetFinalizers(), func(patch []byte) error {
+	if err := dropFinalizers(runner.GetFinalizers(), func(patch []byte) error {
 		_, err := runners.Patch(ctx, ref.Name, types.JSONPatchType, patch, metav1.PatchOptions{})
 		return err
 	}, ARCRunnerFinalizer); err != nil {
@@ -141,7 +141,7 @@ func (k *Kubernetes) releaseARCRunner(ctx context.Context, ref PodRef) error {
 
 // dropFinalizers removes the named finalizers with a JSON patch that tests the
 // list it read, so a concurrent change makes it fail and retry, not clobber.
-func (k *Kubernetes) dropFinalizers(_ context.Context, have []string, patch func([]byte) error, drop ...string) error {
+func dropFinalizers(have []string, patch func([]byte) error, drop ...string) error {
 	var kept []string
 	for _, f := range have {
 		keep := true

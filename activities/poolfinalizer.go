@@ -28,7 +28,9 @@ type PoolResourceRef struct {
 	Namespace, Kind, Name string
 }
 
-func poolResource(kind string) schema.GroupVersionResource {
+// PoolResource is the API resource of a pool's kind: RunnerSet or, for any
+// other kind, RunnerDeployment.
+func PoolResource(kind string) schema.GroupVersionResource {
 	if kind == v1alpha1.KindRunnerSet {
 		return v1alpha1.RunnerSetResource
 	}
@@ -44,7 +46,7 @@ func (k *Kubernetes) ReleasePoolResource(ctx context.Context, ref PoolResourceRe
 // RemovePoolFinalizer removes PoolFinalizer from the resource, with a patch
 // that tests the list it read, so a concurrent change retries, not clobbers.
 func RemovePoolFinalizer(ctx context.Context, dyn dynamic.Interface, ref PoolResourceRef) error {
-	res := dyn.Resource(poolResource(ref.Kind)).Namespace(ref.Namespace)
+	res := dyn.Resource(PoolResource(ref.Kind)).Namespace(ref.Namespace)
 	u, err := res.Get(ctx, ref.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
@@ -52,8 +54,7 @@ func RemovePoolFinalizer(ctx context.Context, dyn dynamic.Interface, ref PoolRes
 	if err != nil {
 		return fmt.Errorf("get %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
 	}
-	k := &Kubernetes{}
-	err = k.dropFinalizers(ctx, u.GetFinalizers(), func(patch []byte) error {
+	err = dropFinalizers(u.GetFinalizers(), func(patch []byte) error {
 		_, err := res.Patch(ctx, ref.Name, types.JSONPatchType, patch, metav1.PatchOptions{})
 		return err
 	}, PoolFinalizer)
@@ -67,7 +68,7 @@ func RemovePoolFinalizer(ctx context.Context, dyn dynamic.Interface, ref PoolRes
 // deleted and lacks it. The patch carries the resourceVersion it read, so it
 // never overwrites a concurrent change of the finalizers.
 func EnsurePoolFinalizer(ctx context.Context, dyn dynamic.Interface, kind string, u *unstructured.Unstructured) error {
-	res := dyn.Resource(poolResource(kind)).Namespace(u.GetNamespace())
+	res := dyn.Resource(PoolResource(kind)).Namespace(u.GetNamespace())
 	for attempt := 0; ; attempt++ {
 		if u.GetDeletionTimestamp() != nil || slices.Contains(u.GetFinalizers(), PoolFinalizer) {
 			return nil

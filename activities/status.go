@@ -48,10 +48,7 @@ type PoolStatusInput struct {
 // UpdatePoolStatus writes a pool's status subresource and records its events. A
 // resource that is gone is success: its pool is draining.
 func (k *Kubernetes) UpdatePoolStatus(ctx context.Context, in PoolStatusInput) error {
-	gvr := v1alpha1.RunnerDeploymentResource
-	if in.Kind == v1alpha1.KindRunnerSet {
-		gvr = v1alpha1.RunnerSetResource
-	}
+	gvr := PoolResource(in.Kind)
 	patch, err := poolStatusPatch(in.Status)
 	if err != nil {
 		return fmt.Errorf("status of %s %s/%s: %w", in.Kind, in.Namespace, in.Name, err)

@@ -371,7 +371,7 @@ func (p *poolRun) wait(ctx workflow.Context, plan PoolPlan) {
 			wake = retry
 		}
 	}
-	if deadline, ok := p.deletionDeadline(ctx); ok && (wake.IsZero() || deadline.Before(wake)) {
+	if deadline, ok := p.deletionDeadline(); ok && (wake.IsZero() || deadline.Before(wake)) {
 		wake = deadline
 	}
 	if !wake.IsZero() {

@@ -37,27 +37,29 @@ func (p *poolRun) onDelete(ctx workflow.Context) {
 		return
 	}
 	p.state.DeletingSince = workflow.Now(ctx)
-	deadline, _ := p.deletionDeadline(ctx)
+	deadline, _ := p.deletionDeadline()
 	p.events = append(p.events, fmt.Sprintf(
 		"Deleting: removing %d runners; idle ones leave GitHub before their pods, busy ones finish their jobs first, until %s at the latest (--pool-deletion-grace-period %s)",
-		len(p.state.Runners), deadline.UTC().Format(time.RFC3339), p.deletionGrace()))
+		len(p.state.Runners), deadline.UTC().Format(time.RFC3339), p.state.Spec.DeletionGrace()))
 }
 
-func (p *poolRun) deletionGrace() time.Duration {
-	if g := p.state.Spec.DeletionGracePeriod; g > 0 {
-		return g
+// DeletionGrace is how long the deleted pool waits for its busy runners.
+func (s PoolSpec) DeletionGrace() time.Duration {
+	if s.DeletionGracePeriod > 0 {
+		return s.DeletionGracePeriod
 	}
 	return DefaultPoolDeletionGrace
 }
 
 // deletionDeadline is when a deleted pool stops waiting for its busy runners;
 // ok is false while there is nothing to wait for.
-func (p *poolRun) deletionDeadline(ctx workflow.Context) (time.Time, bool) {
+func (p *poolRun) deletionDeadline() (time.Time, bool) {
 	s := &p.state
-	if !s.Deleting || s.DeletingSince.IsZero() || s.DeletionForced || !p.deletionVersioned(ctx) {
+	// DeletingSince is set only by runs of poolDeletionVersion (onDelete).
+	if !s.Deleting || s.DeletingSince.IsZero() || s.DeletionForced {
 		return time.Time{}, false
 	}
-	return s.DeletingSince.Add(p.deletionGrace()), true
+	return s.DeletingSince.Add(s.Spec.DeletionGrace()), true
 }
 
 // forceDeletionAfterGrace deletes the pods of the runners still there at the
@@ -65,7 +67,7 @@ func (p *poolRun) deletionDeadline(ctx workflow.Context) (time.Time, bool) {
 // period, and an event says so. Each runner's workflow then sees its pod
 // gone and ends as usual.
 func (p *poolRun) forceDeletionAfterGrace(ctx workflow.Context) {
-	deadline, ok := p.deletionDeadline(ctx)
+	deadline, ok := p.deletionDeadline()
 	if !ok || workflow.Now(ctx).Before(deadline) || len(p.state.Runners) == 0 {
 		return
 	}
@@ -84,7 +86,7 @@ func (p *poolRun) forceDeletionAfterGrace(ctx workflow.Context) {
 	workflow.GetLogger(ctx).Warn("deletion grace period over: deleted the pods of the runners left", "pool", s.Spec.Name, "runners", len(pending))
 	p.events = append(p.events, fmt.Sprintf(
 		"DeletionGraceExpired: %d runners still ran after %s (--pool-deletion-grace-period); their pods are deleted, and any job on them is cancelled",
-		len(pending), p.deletionGrace()))
+		len(pending), p.state.Spec.DeletionGrace()))
 }
 
 // releaseResource removes arcflow's finalizer from the pool's resource once

@@ -139,11 +139,7 @@ func (d *drainer) round(ctx context.Context) (*drainLeft, error) {
 // adds it back at the resource's next change.
 func (d *drainer) releasePools(ctx context.Context) error {
 	for _, kind := range []string{v1alpha1.KindRunnerDeployment, v1alpha1.KindRunnerSet} {
-		gvr := v1alpha1.RunnerDeploymentResource
-		if kind == v1alpha1.KindRunnerSet {
-			gvr = v1alpha1.RunnerSetResource
-		}
-		list, err := d.dynamic.Resource(gvr).Namespace(d.opts.namespace).List(ctx, metav1.ListOptions{})
+		list, err := d.dynamic.Resource(activities.PoolResource(kind)).Namespace(d.opts.namespace).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return fmt.Errorf("list %ss: %w", kind, err)
 		}

@@ -76,11 +76,7 @@ func runStatus(args []string) error {
 		if s.Deleting {
 			detail = strings.TrimSuffix("deleting, waiting for its runners; "+detail, "; ")
 			if !s.DeletingSince.IsZero() && !s.DeletionForced {
-				grace := s.Spec.DeletionGracePeriod
-				if grace == 0 {
-					grace = workflows.DefaultPoolDeletionGrace
-				}
-				detail += ", busy ones until " + s.DeletingSince.Add(grace).UTC().Format(time.RFC3339)
+				detail += ", busy ones until " + s.DeletingSince.Add(s.Spec.DeletionGrace()).UTC().Format(time.RFC3339)
 			}
 		}
 		fmt.Fprintf(out, "%s\t%s\t%d\t%d\t%s\t%s\n", strings.ToLower(s.Spec.Kind), pool, s.Desired(), len(s.Runners), detail, id)

@@ -24,6 +24,15 @@ type outputLine struct {
 	text string
 }
 
+// joined is a command's output as one text, a line each.
+func joined(lines []outputLine) string {
+	var text strings.Builder
+	for _, l := range lines {
+		text.WriteString(l.text + "\n")
+	}
+	return text.String()
+}
+
 // startCLI starts an arcflow command against the stack's Temporal and
 // Kubernetes and records its output lines as they come; wait returns them
 // with its exit error.
@@ -106,16 +115,13 @@ func TestDrainLetsBusyRunnersFinishAndLeavesNothing(t *testing.T) {
 	}
 
 	lines, err := wait()
-	var text strings.Builder
-	for _, l := range lines {
-		text.WriteString(l.text + "\n")
-	}
-	t.Logf("arcflow drain:\n%s", text.String())
+	text := joined(lines)
+	t.Logf("arcflow drain:\n%s", text)
 	require.NoError(t, err)
 	last := lines[len(lines)-1]
 	require.Contains(t, last.text, "drain: done after")
 	require.Contains(t, last.text, "ARC's controller-manager can be started again")
-	require.Contains(t, text.String(), "drain: hra/drain/app: holding 0 replicas for 87600h0m0s (force-scale)")
+	require.Contains(t, text, "drain: hra/drain/app: holding 0 replicas for 87600h0m0s (force-scale)")
 	var lastJobEnd time.Time
 	for _, j := range w.GitHub.Jobs() {
 		require.Equal(t, "completed", j.Status, j.Name)

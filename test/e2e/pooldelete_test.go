@@ -103,12 +103,9 @@ func TestDeletingARunnerDeploymentLetsItsJobsFinish(t *testing.T) {
 	require.Contains(t, out, activities.PoolFinalizer, "the RunnerDeployment waits for its pool")
 	lines, err := startCLI(t, "status", "-n", ns)()
 	require.NoError(t, err)
-	var status strings.Builder
-	for _, l := range lines {
-		status.WriteString(l.text + "\n")
-	}
-	require.Regexp(t, `deleting, waiting for its runners; Busy 4, busy ones until \S+`, status.String(), "arcflow status says what the pool waits for")
-	t.Logf("arcflow status while the pool drains:\n%s", status.String())
+	status := joined(lines)
+	require.Regexp(t, `deleting, waiting for its runners; Busy 4, busy ones until \S+`, status, "arcflow status says what the pool waits for")
+	t.Logf("arcflow status while the pool drains:\n%s", status)
 
 	poolDeleted(t, ctx, w, ns, deleted)
 	dyn, err := dynamic.NewForConfig(stack.RESTConfig)
