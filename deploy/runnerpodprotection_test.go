@@ -1,6 +1,7 @@
 package deploy_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -55,28 +56,11 @@ func normalizeCEL(rules []any) []any {
 		m := map[string]any{}
 		for k, v := range r.(map[string]any) {
 			if s, ok := v.(string); ok {
-				v = collapseSpaces(s)
+				v = strings.Join(strings.Fields(s), " ")
 			}
 			m[k] = v
 		}
 		out[i] = m
 	}
 	return out
-}
-
-func collapseSpaces(s string) string {
-	var b []rune
-	space := false
-	for _, r := range s {
-		if r == ' ' || r == '\n' || r == '\t' {
-			space = true
-			continue
-		}
-		if space && len(b) > 0 {
-			b = append(b, ' ')
-		}
-		space = false
-		b = append(b, r)
-	}
-	return string(b)
 }
