@@ -63,6 +63,11 @@ type QueuedJobsInput struct {
 	// Quiet: with ByRun, a queued run younger than this is not asked about
 	// (at most RunQuiet; reconcileByRun).
 	Quiet time.Duration `json:",omitempty"`
+	// Running: with ByRun, for an autoscaler with no history (Temporal's store
+	// lost or replaced, or a new HRA): every open run's jobs, however young,
+	// and the in-progress ones among them (InProgress), which its runners
+	// taken over from the cluster run.
+	Running bool `json:",omitempty"`
 }
 
 // QueuedJobsOutput are the open jobs the target's runners can take.
@@ -73,6 +78,8 @@ type QueuedJobsOutput struct {
 	// queued and in-progress runs; Calls the GitHub requests it took (cache
 	// hits included); Deferred says the budget was spent and nothing was asked.
 	QueuedRuns []int64 `json:",omitempty"`
+	// InProgressRuns[i] is the run of InProgress[i], with ByRun and Running.
+	InProgressRuns []int64 `json:",omitempty"`
 	OpenRuns   []int64 `json:",omitempty"`
 	Calls      int     `json:",omitempty"`
 	Deferred   bool    `json:",omitempty"`

@@ -43,16 +43,21 @@ func reconcileByRun(ctx context.Context, lister JobLister, in QueuedJobsInput, o
 			return out, githubError(err)
 		}
 		out.Calls += 2
-		for _, run := range inProgress {
+		for _, run := range append(inProgress, queued...) {
 			out.OpenRuns = append(out.OpenRuns, run.ID)
 		}
-		for _, r := range queued {
+		ask := queued
+		if in.Running {
+			// An autoscaler with no history: the in-progress runs' jobs too,
+			// queued ones among them, and the running ones it reserves.
+			ask = append(ask, inProgress...)
+		}
+		for _, r := range ask {
 			run := r.ID
-			out.OpenRuns = append(out.OpenRuns, run)
 			switch {
 			case known[run]:
 				continue
-			case now.Sub(r.CreatedAt) < in.Quiet:
+			case !in.Running && now.Sub(r.CreatedAt) < in.Quiet:
 				young++
 				continue
 			case others.knows(repo, run, now):
@@ -65,8 +70,14 @@ func reconcileByRun(ctx context.Context, lister JobLister, in QueuedJobsInput, o
 			}
 			out.Calls++
 			for _, j := range jobs {
-				if j.Status == "queued" && github.LabelsFit(j.Labels, in.Labels, true) {
+				if !github.LabelsFit(j.Labels, in.Labels, true) {
+					continue
+				}
+				switch {
+				case j.Status == "queued":
 					out.Queued, out.QueuedRuns = append(out.Queued, j.ID), append(out.QueuedRuns, run)
+				case j.Status == "in_progress" && in.Running:
+					out.InProgress, out.InProgressRuns = append(out.InProgress, j.ID), append(out.InProgressRuns, run)
 				}
 			}
 		}

@@ -87,3 +87,37 @@ func TestReconcileByRunLeavesRunsAnotherAutoscalerKnows(t *testing.T) {
 	require.Equal(t, 1, srv.CallCounts()["GET /repos/{owner}/{repo}/actions/runs/{run}/jobs"],
 		"only the run no autoscaler knew, once (the second reconcile's answer comes from the HTTP cache); not the first autoscaler's run")
 }
+
+// An autoscaler with no history asks about every open run, however young,
+// and learns the jobs in progress as well as the queued ones.
+func TestReconcileByRunWithNoHistoryFindsRunningJobs(t *testing.T) {
+	srv, err := fake.New(fake.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = srv.Close() })
+	client, err := github.New(github.Config{Token: "ghp_test", URL: srv.URL}, github.Options{})
+	require.NoError(t, err)
+	labels := []string{"self-hosted", "linux"}
+	queued := srv.QueueJob("octo/app", "queued while no autoscaler ran", labels)
+	running := srv.QueueJob("octo/app", "running on a runner taken over", labels)
+	tok, err := client.RegistrationToken(context.Background(), github.Scope{Repository: "octo/app"})
+	require.NoError(t, err)
+	_, err = srv.Register(tok.Value(), "app-r1", labels, true)
+	require.NoError(t, err)
+	_, err = srv.StartJob(running.ID, "app-r1")
+	require.NoError(t, err)
+
+	g := &GitHub{Jobs: client}
+	in := QueuedJobsInput{Repositories: []string{"octo/app"}, Labels: []string{"linux"}, ByRun: true, Quiet: RunQuiet}
+	out, err := g.ListQueuedJobs(context.Background(), in)
+	require.NoError(t, err)
+	require.Empty(t, out.Queued, "young runs are left to their deliveries")
+	require.Empty(t, out.InProgress)
+
+	in.Running = true
+	out, err = g.ListQueuedJobs(context.Background(), in)
+	require.NoError(t, err)
+	require.Equal(t, []int64{queued.ID}, out.Queued)
+	require.Equal(t, []int64{running.ID}, out.InProgress)
+	require.Equal(t, []int64{running.RunID}, out.InProgressRuns)
+	require.ElementsMatch(t, []int64{queued.RunID, running.RunID}, out.OpenRuns)
+}

@@ -33,6 +33,10 @@ type WorkflowStart struct {
 	Keywords map[string]string `json:",omitempty"`
 	// TaskTimeout is the workflow task timeout (zero: Temporal's 10 s).
 	TaskTimeout time.Duration `json:",omitempty"`
+	// ReuseClosed starts the workflow even when one of its ID closed: a runner
+	// taken over from its pod, whose earlier workflow may have ended while
+	// the pod lingered.
+	ReuseClosed bool `json:",omitempty"`
 }
 
 // Size is how many bytes the start takes in an activity's input.
@@ -77,12 +81,16 @@ func (w *Workflows) start(ctx context.Context, s WorkflowStart) error {
 	for name, value := range s.Keywords {
 		attrs = append(attrs, temporal.NewSearchAttributeKeyKeyword(name).ValueSet(value))
 	}
+	reuse := enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE
+	if s.ReuseClosed {
+		reuse = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
+	}
 	_, err := w.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: s.ID, TaskQueue: s.TaskQueue, Memo: s.Memo,
 		TypedSearchAttributes: temporal.NewSearchAttributes(attrs...),
 		WorkflowTaskTimeout:   s.TaskTimeout,
 		// A closed workflow of the same ID is a runner that already ran: never again.
-		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowIDReusePolicy: reuse,
 		// A running one is this start's earlier attempt: use it.
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		// The server hands the first workflow task straight back to this

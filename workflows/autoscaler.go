@@ -29,7 +29,7 @@ const autoscalerMaxHistory = 5000
 
 // AutoscalerWorkflow runs one autoscaler; its ID is AutoscalerWorkflowID(ns, name).
 func AutoscalerWorkflow(ctx workflow.Context, in AutoscalerInput) error {
-	a := &autoscalerRun{}
+	a := &autoscalerRun{fresh: in.State == nil}
 	if in.State != nil {
 		a.state = *in.State
 	} else {
@@ -68,6 +68,8 @@ type autoscalerRun struct {
 	warmOn bool
 	// woke: a signal or the timer asks for a decision (wait).
 	woke bool
+	// fresh: the workflow started with no state and has not reconciled yet.
+	fresh bool
 }
 
 // decide applies what is due, sends the result, and returns when to wake next.

@@ -41,6 +41,15 @@ func (a *autoscalerRun) reconcileQueuedJobs(ctx workflow.Context) {
 	}
 }
 
+// reserveRunningVersion marks autoscalers whose first reconcile, with no
+// history to go on (a new HRA, or Temporal's store lost or replaced), asks
+// about every open run at once and reserves its in-progress jobs as well as
+// its queued ones: the runners running them, taken over from the cluster
+// (adoptOwnRunners, adoptARCRunners), are then capacity the autoscaler wants
+// rather than a surplus it tries to stop, and jobs that queued while no
+// autoscaler existed get runners at its first decision.
+const reserveRunningVersion = "reserve-running-jobs"
+
 // reconcileByRunVersion marks autoscalers whose reconcile asks about runs, and
 // about the jobs of queued runs no webhook announced, instead of every open
 // run's jobs.
@@ -55,6 +64,11 @@ func (a *autoscalerRun) reconcileByRun(ctx workflow.Context) {
 	spec := a.state.Spec
 	in := activities.QueuedJobsInput{Repositories: spec.Repositories, Labels: spec.TargetLabels, Credentials: spec.Scope.Credentials, ByRun: true,
 		Quiet: min(spec.ReconcilePeriod, activities.RunQuiet)}
+	fresh := a.fresh && workflow.GetVersion(ctx, reserveRunningVersion, workflow.DefaultVersion, 1) >= 1
+	a.fresh = false
+	if fresh {
+		in.Running, in.Quiet = true, 0
+	}
 	seen := map[int64]bool{}
 	for _, res := range a.state.Reservations.Active {
 		if res.RunID != 0 && !seen[res.RunID] {
@@ -82,6 +96,13 @@ func (a *autoscalerRun) reconcileByRun(ctx workflow.Context) {
 		}
 		a.state.Reservations.Apply(contract.JobEvent{JobID: id, RunID: run, Action: "queued"}, now, spec.TriggerDuration)
 	}
+	for i, id := range out.InProgress {
+		var run int64
+		if i < len(out.InProgressRuns) {
+			run = out.InProgressRuns[i]
+		}
+		a.state.Reservations.Apply(contract.JobEvent{JobID: id, RunID: run, Action: "queued"}, now, spec.TriggerDuration)
+	}
 	open := map[int64]bool{}
 	for _, run := range out.OpenRuns {
 		open[run] = true
@@ -95,5 +116,5 @@ func (a *autoscalerRun) reconcileByRun(ctx workflow.Context) {
 		}
 	}
 	workflow.GetLogger(ctx).Info("reconciled", "hra", spec.Name, "github_calls", out.Calls, "unknown_queued_jobs", len(out.Queued),
-		"reservations_released", released)
+		"running_jobs_reserved", len(out.InProgress), "reservations_released", released)
 }

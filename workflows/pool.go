@@ -58,6 +58,9 @@ func PoolWorkflow(ctx workflow.Context, in PoolInput) error {
 	if in.State == nil && workflow.GetVersion(ctx, adoptARCVersion, workflow.DefaultVersion, 1) >= 1 {
 		p.adoptARCRunners(ctx)
 	}
+	if in.State == nil && workflow.GetVersion(ctx, rebuildVersion, workflow.DefaultVersion, 1) >= 1 {
+		p.adoptOwnRunners(ctx)
+	}
 
 	for {
 		plan := p.plan(ctx)

@@ -51,29 +51,47 @@ func (p *poolRun) adoptionFailed(ctx workflow.Context, what string, err error) {
 // takeOverARCRunners makes each runner ARC left a runner workflow of the
 // pool, counted as its capacity.
 func (p *poolRun) takeOverARCRunners(ctx workflow.Context, found []activities.ARCRunner) {
-	spec := p.state.Spec
-	if len(found) == 0 {
-		return
+	if n := p.takeOver(ctx, found); len(n) > 0 {
+		p.events = append(p.events, fmt.Sprintf("Adopted: took over %d runner(s) ARC left: %s", len(n), strings.Join(n, ", ")))
+		workflow.GetLogger(ctx).Info("adopted ARC's runners", "pool", p.state.Spec.Name, "runners", n)
 	}
+}
+
+// takeOver makes each runner found a runner workflow of the pool, counted as
+// its capacity, and returns their names. A static runner of ARC's counts as
+// of another template (arcTemplateHash); an own runner keeps its pod's.
+func (p *poolRun) takeOver(ctx workflow.Context, found []activities.ARCRunner) []string {
+	spec := p.state.Spec
 	byName := map[string]activities.ARCRunner{}
 	var adopted []PoolRunner
 	var names []string
 	for _, r := range found {
 		hash := spec.TemplateHash
-		if !r.Ephemeral {
+		switch {
+		case r.Own && r.TemplateHash != "":
+			hash = r.TemplateHash
+		case !r.Own && !r.Ephemeral:
 			hash = arcTemplateHash
 		}
-		pr := PoolRunner{Name: r.Name, TemplateHash: hash, Created: workflow.Now(ctx), Registered: r.RunnerID != 0, Adopted: true}
+		pr := PoolRunner{Name: r.Name, TemplateHash: hash, Created: workflow.Now(ctx), Registered: r.RunnerID != 0, Adopted: true,
+			// An own runner whose pod ended is only cleaned up: no capacity.
+			// (ARC's are counted until they end, as pools that took them over did.)
+			Finishing: r.Own && r.Pod.Exited()}
 		adopted, names, byName[r.Name] = append(adopted, pr), append(names, r.Name), r
+	}
+	if len(adopted) == 0 {
+		return nil
 	}
 	p.state.Runners = append(p.state.Runners, adopted...)
 	p.startRunnersWith(ctx, adopted, func(r PoolRunner) RunnerInput {
 		in := p.runnerInput(ctx, r.Name, false)
-		arc := byName[r.Name]
-		in.Adopted, in.Ephemeral = &arc, arc.Ephemeral
-		in.Pod.JIT = false // ARC registered it with a token
+		taken := byName[r.Name]
+		in.Adopted, in.Ephemeral = &taken, taken.Ephemeral
+		in.Pod.JIT = taken.JIT // ARC registered its runners with a token
+		if taken.Own {
+			in.Pod.TemplateHash = r.TemplateHash
+		}
 		return in
 	})
-	p.events = append(p.events, fmt.Sprintf("Adopted: took over %d runner(s) ARC left: %s", len(names), strings.Join(names, ", ")))
-	workflow.GetLogger(ctx).Info("adopted ARC's runners", "pool", spec.Name, "runners", names)
+	return names
 }

@@ -47,6 +47,10 @@ func (p *poolRun) startRunnersWith(ctx workflow.Context, runners []PoolRunner, i
 		}
 		if in.Adopted != nil {
 			start.Memo["adoptedFrom"] = "ARC"
+			if in.Adopted.Own {
+				start.Memo["adoptedFrom"] = "cluster" // its own pod, after its workflow was lost
+				start.ReuseClosed = true
+			}
 			start.Keywords[contract.SearchAttrRunnerState.GetName()] = string(PhaseAdopted)
 		}
 		starts = append(starts, start)

@@ -30,8 +30,12 @@ type poolTest struct {
 	// starts is the number of runners each StartWorkflows call started.
 	starts  []int
 	stopped []string
-	// adopted are the starts of runners taken over from ARC.
+	// adopted are the starts of runners taken over from ARC or the cluster.
 	adopted []adoptedStart
+	// own are the runners OwnRunners finds in the cluster, and ids the
+	// GitHub IDs RunnerIDs reads for them.
+	own []activities.ARCRunner
+	ids map[string]int64
 	busy    map[string]bool
 	// busyCalls counts the RunnerBusy activities: lists of the scope's runners.
 	busyCalls int
@@ -106,6 +110,10 @@ func newPoolTest(t *testing.T) *poolTest {
 			}
 			return out, nil
 		})
+	pt.env.OnActivity(kube.OwnRunners, mock.Anything, mock.Anything).Return(
+		func(context.Context, activities.ARCRunnersInput) ([]activities.ARCRunner, error) { return pt.own, nil })
+	pt.env.OnActivity(gh.RunnerIDs, mock.Anything, mock.Anything).Return(
+		func(context.Context, activities.RunnerBusyInput) (map[string]int64, error) { return pt.ids, nil })
 	pt.env.OnActivity(kube.RunnerPodPhases, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.RunnerPodPhasesInput) (map[string]corev1.PodPhase, error) {
 			out := map[string]corev1.PodPhase{}

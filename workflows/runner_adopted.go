@@ -2,18 +2,24 @@ package workflows
 
 import "go.temporal.io/sdk/workflow"
 
-// takeOver starts the life of a runner ARC left where its pod and GitHub say
-// it is: a pod that ended leaves at once (an ephemeral one that succeeded
-// without a call, as GitHub removed it); a runner ARC saw registered is Idle,
-// so a stop removes it with RemoveRunner, whose 422 keeps a busy one to its
-// job; any other waits for its registration like a new runner. Its end
-// removes ARC's finalizers, pod, Runner and emptied RunnerReplicaSet
-// (PodRef.ARC).
+// takeOver starts the life of a runner ARC left, or of one of arcflow's own
+// whose workflow was lost, where its pod and GitHub say it is: a pod that
+// ended leaves at once (an ephemeral one that succeeded without a call, as
+// GitHub removed it); a JIT one whose pod is not Ready yet waits for it; a
+// registered one is Idle, so a stop removes it with RemoveRunner, whose 422
+// keeps a busy one to its job; any other waits for its registration like a
+// new runner. The end of one of ARC's removes ARC's finalizers, pod, Runner
+// and emptied RunnerReplicaSet (PodRef.ARC).
 func (r *runnerRun) takeOver(ctx workflow.Context) {
-	workflow.GetLogger(ctx).Info("runner adopted from ARC", "runner", r.in.Pod.Name, "runnerID", r.state.RunnerID, "pod", r.state.Pod.Phase)
+	workflow.GetLogger(ctx).Info("runner taken over", "own", r.in.Adopted.Own, "runner", r.in.Pod.Name, "runnerID", r.state.RunnerID, "pod", r.state.Pod.Phase)
 	switch {
 	case r.state.Pod.Exited():
 		r.afterExitOrStop(ctx)
+	case r.in.Pod.JIT && !r.state.Pod.Ready:
+		r.setPhase(ctx, PhaseRegistering) // its runner has not come up yet (awaitJITStart)
+	case r.in.Pod.JIT:
+		r.state.JITStarted = true
+		r.setPhase(ctx, PhaseIdle)
 	case r.state.RunnerID != 0:
 		r.setPhase(ctx, PhaseIdle)
 	default:

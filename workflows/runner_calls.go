@@ -88,5 +88,5 @@ func (r *runnerRun) publishPhase(ctx workflow.Context) {
 // podRef names the runner's pod for deletion.
 func (r *runnerRun) podRef() activities.PodRef {
 	return activities.PodRef{Namespace: r.in.Pod.Namespace, Name: r.in.Pod.Name, UID: r.state.Pod.UID, Kind: r.in.Pod.Kind,
-		JobPods: r.in.Pod.Spec.ContainerMode == "kubernetes", ARC: r.in.Adopted != nil, PoolToken: r.state.PoolToken, Pool: r.in.Pod.Pool}
+		JobPods: r.in.Pod.Spec.ContainerMode == "kubernetes", ARC: r.in.Adopted != nil && !r.in.Adopted.Own, PoolToken: r.state.PoolToken, Pool: r.in.Pod.Pool}
 }

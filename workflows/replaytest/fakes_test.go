@@ -94,6 +94,11 @@ func (k *fakeKubernetes) ARCRunners(context.Context, activities.ARCRunnersInput)
 	return nil, nil
 }
 
+// OwnRunners: no pool of the fake world starts with runners left in it.
+func (k *fakeKubernetes) OwnRunners(context.Context, activities.ARCRunnersInput) ([]activities.ARCRunner, error) {
+	return nil, nil
+}
+
 // ARCRunnerSet: ARC ran one RunnerSet of the fake world (arcLeftFor).
 func (k *fakeKubernetes) ARCRunnerSet(_ context.Context, in activities.ARCRunnerSetInput) (activities.ARCRunnerSetRunners, error) {
 	return arcLeftFor(in.Name), nil
@@ -244,4 +249,9 @@ func keys(m map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// RunnerIDs: no runner of the fake world is taken over from the cluster.
+func (g *fakeGitHub) RunnerIDs(context.Context, activities.RunnerBusyInput) (map[string]int64, error) {
+	return map[string]int64{}, nil
 }

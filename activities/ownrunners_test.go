@@ -1,0 +1,90 @@
+package activities
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sfake "k8s.io/client-go/kubernetes/fake"
+
+	"github.com/arcflow/arcflow/api/v1alpha1"
+)
+
+func ownPod(name, pool, hash string, phase corev1.PodPhase) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ci", Labels: map[string]string{
+			LabelRunner: "", LabelPool: pool, LabelRunnerDeployment: pool, LabelTemplateHash: hash,
+		}},
+		Status: corev1.PodStatus{Phase: phase},
+	}
+}
+
+func ownSecret(runner, pool string, owned bool, data map[string][]byte, annotations map[string]string) *corev1.Secret {
+	s := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: TokenSecretName(runner), Namespace: "ci", Annotations: annotations,
+			Labels: map[string]string{LabelRunner: "", LabelPool: pool}},
+		Data: data,
+	}
+	if owned {
+		s.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: runner, UID: "pod-uid"}}
+	}
+	return s
+}
+
+// A pool's runners are found by its labels: pods with their template hash,
+// a JIT runner's GitHub ID from its Secret, and a Secret no pod owns as a
+// runner with no pod. ARC's pods, other pools' and owned Secrets of gone pods
+// are left out.
+func TestOwnRunnersFindsThePoolsRunnersByTheirLabels(t *testing.T) {
+	arcPod := ownPod("app-arc", "app", "x", corev1.PodRunning)
+	delete(arcPod.Labels, LabelPool) // ARC's pods carry ARC's labels only
+	k := &Kubernetes{Client: k8sfake.NewClientset(
+		ownPod("app-a", "app", "h1", corev1.PodRunning),
+		ownPod("app-b", "app", "h0", corev1.PodSucceeded),
+		ownPod("other-a", "other", "h1", corev1.PodRunning),
+		arcPod,
+		ownSecret("app-a", "app", true, map[string][]byte{JITConfigSecretKey: []byte("cfg")}, map[string]string{AnnotationRunnerID: "42"}),
+		ownSecret("app-b", "app", true, map[string][]byte{TokenSecretKey: []byte("t")}, nil),
+		ownSecret("app-c", "app", false, map[string][]byte{TokenSecretKey: []byte("t")}, nil),
+		ownSecret("app-gone", "app", true, map[string][]byte{TokenSecretKey: []byte("t")}, nil),
+	)}
+	got, err := k.OwnRunners(context.Background(), ARCRunnersInput{Namespace: "ci", Kind: v1alpha1.KindRunnerDeployment, Name: "app"})
+	require.NoError(t, err)
+	require.Len(t, got, 3)
+	require.Equal(t, "app-a", got[0].Name)
+	require.True(t, got[0].Own && got[0].JIT)
+	require.Equal(t, int64(42), got[0].RunnerID)
+	require.Equal(t, "h1", got[0].TemplateHash)
+	require.True(t, got[0].Pod.Exists && !got[0].Pod.Exited())
+	require.Equal(t, "app-b", got[1].Name)
+	require.False(t, got[1].JIT)
+	require.Equal(t, "h0", got[1].TemplateHash)
+	require.True(t, got[1].Pod.Exited())
+	require.Equal(t, "app-c", got[2].Name, "a Secret written before its pod")
+	require.False(t, got[2].Pod.Exists)
+}
+
+// A RunnerSet's runners are its StatefulSets; one whose pod is not made yet
+// counts as starting.
+func TestOwnRunnersFindsARunnerSetsStatefulSets(t *testing.T) {
+	set := func(name string) *appsv1.StatefulSet {
+		return &appsv1.StatefulSet{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ci", Labels: map[string]string{LabelPool: "set", LabelRunnerSet: "set"}},
+			Spec:       appsv1.StatefulSetSpec{Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{LabelTemplateHash: "h1"}}}},
+		}
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "set-a-0", Namespace: "ci"}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	k := &Kubernetes{Client: k8sfake.NewClientset(set("set-a"), set("set-b"), pod)}
+	got, err := k.OwnRunners(context.Background(), ARCRunnersInput{Namespace: "ci", Kind: v1alpha1.KindRunnerSet, Name: "set"})
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	require.Equal(t, "set-a-0", got[0].Name)
+	require.Equal(t, corev1.PodRunning, got[0].Pod.Phase)
+	require.Equal(t, "set-b-0", got[1].Name)
+	require.Equal(t, corev1.PodPending, got[1].Pod.Phase)
+	require.False(t, got[1].Pod.Exited(), "a StatefulSet whose pod is not made yet is a runner starting")
+	require.Equal(t, "h1", got[1].TemplateHash)
+}
