@@ -80,9 +80,9 @@ type QueuedJobsOutput struct {
 	QueuedRuns []int64 `json:",omitempty"`
 	// InProgressRuns[i] is the run of InProgress[i], with ByRun and Running.
 	InProgressRuns []int64 `json:",omitempty"`
-	OpenRuns   []int64 `json:",omitempty"`
-	Calls      int     `json:",omitempty"`
-	Deferred   bool    `json:",omitempty"`
+	OpenRuns       []int64 `json:",omitempty"`
+	Calls          int     `json:",omitempty"`
+	Deferred       bool    `json:",omitempty"`
 }
 
 // ListQueuedJobs lists the open jobs of repositories that the target's labels fit.

@@ -34,9 +34,9 @@ type poolTest struct {
 	adopted []adoptedStart
 	// own are the runners OwnRunners finds in the cluster, and ids the
 	// GitHub IDs RunnerIDs reads for them.
-	own []activities.ARCRunner
-	ids map[string]int64
-	busy    map[string]bool
+	own  []activities.ARCRunner
+	ids  map[string]int64
+	busy map[string]bool
 	// busyCalls counts the RunnerBusy activities: lists of the scope's runners.
 	busyCalls int
 	// phases are the runners' pod phases; a runner not listed is Running.
