@@ -229,3 +229,11 @@ func procFileKB(path, key string) int64 {
 	}
 	return 0
 }
+
+// SetEnv adds environment variables (KEY=value) for the next Start, which
+// override earlier ones of the same key: a Deployment edited and rolled.
+func (p *Process) SetEnv(kv ...string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.env = append(p.env, kv...)
+}

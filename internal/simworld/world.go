@@ -330,3 +330,22 @@ func (w *World) IdleRunners() int {
 	}
 	return n
 }
+
+// RestartArcflow kills every worker and webhook process and starts them
+// again with env added (KEY=value), as a rollout of edited Deployments
+// would, and waits until they serve.
+func (w *World) RestartArcflow(ctx context.Context, env ...string) error {
+	seen := map[*Process]bool{} // with AllInOne, the worker is the webhook
+	for _, p := range append(append([]*Process(nil), w.Workers...), w.Webhooks...) {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		p.Kill()
+		p.SetEnv(env...)
+		if err := p.Start(); err != nil {
+			return err
+		}
+	}
+	return w.WaitServing(ctx)
+}

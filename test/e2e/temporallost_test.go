@@ -1,0 +1,153 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/internal/teststack"
+	"github.com/arcflow/arcflow/test/fullpath"
+	"github.com/arcflow/arcflow/workflows/contract"
+)
+
+// The fleet of the tests below: maxReplicas is exactly what the busy and the
+// waiting jobs need, so one runner too many shows in the peak.
+const (
+	lostBusy    = 10
+	lostWaiting = 5
+	lostMax     = lostBusy + lostWaiting
+)
+
+var buildLabels = []string{"self-hosted", "linux", "build"}
+
+// extraTemporal starts a Temporal dev server of the test's own, with
+// arcflow's search attributes, as `arcflow setup` would leave one.
+func extraTemporal(t *testing.T, ctx context.Context, name string) *teststack.ExtraTemporal {
+	tmp, err := stack.StartExtraTemporal(ctx, name, contract.SearchAttributeTypes())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = tmp.Stop() })
+	return tmp
+}
+
+// busyOn starts a world whose arcflow uses the Temporal at address, and
+// lostBusy jobs of the given length running on its runners.
+func busyOn(t *testing.T, ctx context.Context, ns, address string, jobs time.Duration) *simworld.World {
+	w := startSimWorld(t, ctx, simworld.Config{
+		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: jobs, Seed: 11,
+		Env: []string{"TEMPORAL_ADDRESS=" + address},
+	})
+	require.NoError(t, w.Apply(ctx, strings.Replace(fullpath.RunnerDeployment, "maxReplicas: 4", fmt.Sprintf("maxReplicas: %d", lostMax), 1)))
+	for i := range lostBusy {
+		w.Queue("octo-org/app", fmt.Sprintf("busy-%d", i), buildLabels)
+	}
+	require.Eventually(t, func() bool { return jobsIn(w, "in_progress") == lostBusy }, 60*time.Second, 100*time.Millisecond, "the jobs run")
+	return w
+}
+
+func jobsIn(w *simworld.World, status string) int {
+	n := 0
+	for _, j := range w.GitHub.Jobs() {
+		if j.Status == status {
+			n++
+		}
+	}
+	return n
+}
+
+// rebuilt checks the end of a rebuild: every job ran to success on the
+// runner it started on, and nothing is left: no runner pod, no runner
+// Secret, no registered runner.
+func rebuilt(t *testing.T, ctx context.Context, w *simworld.World, ns string, jobs int) {
+	require.Eventually(t, func() bool { return jobsIn(w, "completed") == jobs }, 3*time.Minute, 200*time.Millisecond, "every job ran to its end")
+	for _, j := range w.GitHub.Jobs() {
+		require.Equal(t, "success", j.Conclusion, "%s was not cancelled", j.Name)
+	}
+	require.Empty(t, w.Runners.Violations(), "no busy runner's pod was deleted")
+	require.Zero(t, w.Runners.Interrupted(), "no job interrupted")
+	require.Eventually(t, func() bool {
+		pods, err := w.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: activities.LabelPool})
+		if err != nil || len(pods.Items) > 0 {
+			return false
+		}
+		secrets, err := w.Kube.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{LabelSelector: activities.LabelRunner})
+		return err == nil && len(secrets.Items) == 0 && len(w.GitHub.Runners()) == 0
+	}, 90*time.Second, 200*time.Millisecond, "no runner pod, runner Secret or registered runner left")
+}
+
+// 10 runners busy on 60 s jobs; Temporal stops, and 5 jobs queue while it is
+// down (their deliveries refused, as GitHub does not send them again); its
+// store is deleted, it starts empty, and arcflow's worker and webhook are
+// restarted. arcflow rebuilds from the cluster and GitHub: the 10 runners
+// become runner workflows again and finish their jobs, the 5 waiting jobs
+// get runners at its first decision, the fleet never passes maxReplicas, and
+// nothing is left behind.
+func TestArcflowRebuildsWhenTemporalsStoreIsLost(t *testing.T) {
+	const ns = "temporal-lost"
+	ctx, cancel := context.WithTimeout(context.Background(), 7*time.Minute)
+	defer cancel()
+	tmp := extraTemporal(t, ctx, "temporal-lost")
+	w := busyOn(t, ctx, ns, tmp.Address, 60*time.Second)
+	peak := simworld.TrackPeak(ctx, 50*time.Millisecond, w.Runners.LivePods)
+
+	before := w.Sender.Stats()
+	require.NoError(t, tmp.Stop())
+	for i := range lostWaiting {
+		w.Queue("octo-org/app", fmt.Sprintf("waiting-%d", i), buildLabels)
+	}
+	require.NoError(t, w.Sender.Flush(ctx))
+	after := w.Sender.Stats()
+	refused := after.Rejected + after.Failed - before.Rejected - before.Failed
+	require.GreaterOrEqual(t, refused, lostWaiting, "the webhook refused the waiting jobs' deliveries: it has no Temporal to make them durable in")
+	require.NoError(t, tmp.LoseStore(ctx))
+	require.NoError(t, w.RestartArcflow(ctx))
+	restarted := time.Now()
+
+	require.Eventually(t, func() bool { return jobsIn(w, "in_progress") == lostMax }, 60*time.Second, 100*time.Millisecond,
+		"the jobs that queued while Temporal was down start beside the busy ones")
+	var slowest time.Duration
+	for _, j := range w.GitHub.Jobs() {
+		if strings.HasPrefix(j.Name, "waiting-") {
+			slowest = max(slowest, j.StartedAt.Sub(restarted))
+		}
+	}
+	events, err := stack.Kubectl(ctx, "get", "events", "-n", ns, "--field-selector", "reason=RunnersTakenOver", "-o", "jsonpath={.items[*].message}")
+	require.NoError(t, err, events)
+	require.Contains(t, events, fmt.Sprintf("took over %d runner(s)", lostBusy), "the takeover is reported on the RunnerDeployment")
+
+	rebuilt(t, ctx, w, ns, lostMax)
+	top := peak()
+	require.LessOrEqual(t, top, lostMax, "the fleet never passed maxReplicas")
+	t.Logf("Temporal's store lost with %d jobs running: %d deliveries refused meanwhile; the %d waiting jobs all started %v after arcflow's restart; peak %d live pods (maxReplicas %d)",
+		lostBusy, refused, lostWaiting, slowest.Round(100*time.Millisecond), top, lostMax)
+}
+
+// arcflow moved from one Temporal to another with runners busy, as an
+// operator moves from the bundled Temporal to a cluster: the chart's values
+// changed and the Deployments rolled. The new Temporal starts empty and
+// arcflow rebuilds on it; the old one is deleted after.
+func TestArcflowMovesToAnotherTemporalWithRunnersBusy(t *testing.T) {
+	const ns = "temporal-move"
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	old := extraTemporal(t, ctx, "temporal-old")
+	next := extraTemporal(t, ctx, "temporal-new")
+	w := busyOn(t, ctx, ns, old.Address, 30*time.Second)
+	peak := simworld.TrackPeak(ctx, 50*time.Millisecond, w.Runners.LivePods)
+
+	require.NoError(t, w.RestartArcflow(ctx, "TEMPORAL_ADDRESS="+next.Address))
+	for i := range lostWaiting {
+		w.Queue("octo-org/app", fmt.Sprintf("after-%d", i), buildLabels)
+	}
+	require.Eventually(t, func() bool { return jobsIn(w, "in_progress")+jobsIn(w, "completed") == lostMax },
+		60*time.Second, 100*time.Millisecond, "jobs queued after the move get runners")
+	require.NoError(t, old.Stop(), "the old Temporal is deleted")
+	rebuilt(t, ctx, w, ns, lostMax)
+	require.LessOrEqual(t, peak(), lostMax, "the fleet never passed maxReplicas")
+}
