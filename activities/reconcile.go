@@ -32,6 +32,9 @@ func reconcileByRun(ctx context.Context, lister JobLister, in QueuedJobsInput, o
 	}
 	young, theirs := 0, 0
 	now := time.Now()
+	if in.Running {
+		ctx = github.WithFresh(ctx) // the cache's runs may be from before the history was lost
+	}
 	others.note(in.Repositories, in.KnownRuns, now)
 	for _, repo := range in.Repositories {
 		queued, inProgress, err := lister.OpenRuns(ctx, repo)

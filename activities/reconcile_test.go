@@ -112,12 +112,13 @@ func TestReconcileByRunWithNoHistoryFindsRunningJobs(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, out.Queued, "young runs are left to their deliveries")
 	require.Empty(t, out.InProgress)
+	late := srv.QueueJob("octo/app", "queued after the cached list", labels)
 
 	in.Running = true
 	out, err = g.ListQueuedJobs(context.Background(), in)
 	require.NoError(t, err)
-	require.Equal(t, []int64{queued.ID}, out.Queued)
+	require.ElementsMatch(t, []int64{queued.ID, late.ID}, out.Queued, "the list is read afresh, not from the cache")
 	require.Equal(t, []int64{running.ID}, out.InProgress)
 	require.Equal(t, []int64{running.RunID}, out.InProgressRuns)
-	require.ElementsMatch(t, []int64{queued.RunID, running.RunID}, out.OpenRuns)
+	require.ElementsMatch(t, []int64{queued.RunID, running.RunID, late.RunID}, out.OpenRuns)
 }

@@ -87,7 +87,7 @@ func New(cfg Config, opts Options) (*Client, error) {
 
 	apiBase := apiURL.String()
 	gh, err := gogithub.NewClient(
-		gogithub.WithHTTPClient(&http.Client{Transport: cache, Timeout: 30 * time.Second}),
+		gogithub.WithHTTPClient(&http.Client{Transport: &freshTransport{next: cache}, Timeout: 30 * time.Second}),
 		gogithub.WithURLs(&apiBase, &apiBase),
 		gogithub.WithUserAgent("arcflow"),
 	)

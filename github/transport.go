@@ -73,3 +73,28 @@ func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req.Header.Set("Authorization", "Bearer "+t.token)
 	return t.next.RoundTrip(req)
 }
+
+type freshKey struct{}
+
+// WithFresh makes the reads under ctx revalidate with GitHub instead of
+// being served from the HTTP cache (a 304 when nothing changed): for a caller
+// that has no history to go on, such as an autoscaler rebuilding after
+// Temporal's store was lost, for which a cached list of runs from before
+// would hide the jobs that queued meanwhile.
+func WithFresh(ctx context.Context) context.Context {
+	return context.WithValue(ctx, freshKey{}, true)
+}
+
+// freshTransport sits above the HTTP cache and asks it to revalidate the
+// requests of a WithFresh context.
+type freshTransport struct {
+	next http.RoundTripper
+}
+
+func (t *freshTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if fresh, _ := req.Context().Value(freshKey{}).(bool); fresh {
+		req = req.Clone(req.Context())
+		req.Header.Set("Cache-Control", "max-age=0")
+	}
+	return t.next.RoundTrip(req)
+}

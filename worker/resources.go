@@ -61,6 +61,10 @@ type ResourceWatcher struct {
 	// credential ref spends ("" is the worker's own), for the HRAs'
 	// GitHubBudget condition (budgetcondition.go).
 	Budgets func(ctx context.Context, ref string) (Throttler, error)
+	// WorkflowCheckPeriod is how often the leader starts again the workflows
+	// of accepted resources that Temporal no longer runs (lostworkflows.go);
+	// zero: never.
+	WorkflowCheckPeriod time.Duration
 	// lastBudgetCheck is when checkBudgets last looked (only its goroutine
 	// touches it).
 	lastBudgetCheck time.Time
@@ -125,6 +129,7 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 		go w.watchARC(ctx)
 	}
 	go w.watchBudgets(ctx)
+	go w.watchLostWorkflows(ctx)
 	<-ctx.Done()
 	return nil
 }

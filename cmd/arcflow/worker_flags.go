@@ -22,6 +22,7 @@ type workerFlags struct {
 	runnerTimings             workflows.RunnerTimings
 	volumeIdleTimeout         time.Duration
 	poolDeletionGrace         time.Duration
+	workflowCheckPeriod       time.Duration
 	arcLease, arcPodSelector  string
 	githubListInterval        time.Duration
 	githubBudgetShare         float64
@@ -51,6 +52,9 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.DurationVar(&w.poolDeletionGrace, "pool-deletion-grace-period",
 		envDuration("ARCFLOW_POOL_DELETION_GRACE_PERIOD", workflows.DefaultPoolDeletionGrace),
 		"how long a deleted RunnerDeployment or RunnerSet waits for its busy runners to finish their jobs before it deletes their pods (env ARCFLOW_POOL_DELETION_GRACE_PERIOD)")
+	fs.DurationVar(&w.workflowCheckPeriod, "workflow-check-period",
+		envDuration("ARCFLOW_WORKFLOW_CHECK_PERIOD", worker.DefaultWorkflowCheckPeriod),
+		"how often the leader starts again the pool and autoscaler workflows Temporal no longer runs (its store lost or replaced); the pools take over their runners (0 disables it)")
 	fs.DurationVar(&w.volumeIdleTimeout, "runnerset-volume-idle-timeout",
 		envDuration("ARCFLOW_RUNNERSET_VOLUME_IDLE_TIMEOUT", workflows.DefaultVolumeIdleTimeout),
 		"how long a RunnerSet keeps a volume slot no runner used before deleting its claims")
