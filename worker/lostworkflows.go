@@ -66,6 +66,7 @@ func (w *ResourceWatcher) restartLostWorkflows(ctx context.Context) {
 		w.Log.Warn("cannot list the running workflows; looking for lost ones next period", "error", err)
 		return
 	}
+	lost := map[string]acceptedResource{}
 	for id, r := range want {
 		if running[id] {
 			continue
@@ -80,6 +81,11 @@ func (w *ResourceWatcher) restartLostWorkflows(ctx context.Context) {
 		case desc.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
 			continue
 		}
+		lost[id] = r
+	}
+	// All are found before any starts: a pool's start also starts its HRAs'
+	// autoscalers (refreshHRAsOf), which would hide their loss.
+	for id, r := range lost {
 		w.Log.Warn("the resource's workflow is gone from Temporal (its store lost or replaced, or the workflow terminated); starting it again",
 			"kind", r.kind, "resource", r.obj.GetNamespace()+"/"+r.obj.GetName(), "workflow", id)
 		w.normalEvent(ctx, r.kind, r.obj, "WorkflowRestarted",

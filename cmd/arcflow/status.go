@@ -73,6 +73,10 @@ func runStatus(args []string) error {
 		}
 		pool := s.Spec.Namespace + "/" + s.Spec.Name
 		detail := runnerStates[pool]
+		if n := takenOver(s.Runners); n > 0 {
+			// Until they end: runners of ARC's, or of a Temporal whose store was lost.
+			detail = strings.TrimPrefix(detail+fmt.Sprintf("; %d taken over", n), "; ")
+		}
 		if s.Deleting {
 			detail = strings.TrimSuffix("deleting, waiting for its runners; "+detail, "; ")
 			if !s.DeletingSince.IsZero() && !s.DeletionForced {
@@ -82,6 +86,17 @@ func runStatus(args []string) error {
 		fmt.Fprintf(out, "%s\t%s\t%d\t%d\t%s\t%s\n", strings.ToLower(s.Spec.Kind), pool, s.Desired(), len(s.Runners), detail, id)
 	}
 	return out.Flush()
+}
+
+// takenOver counts the pool's runners it took over rather than created.
+func takenOver(runners []workflows.PoolRunner) int {
+	n := 0
+	for _, r := range runners {
+		if r.Adopted {
+			n++
+		}
+	}
+	return n
 }
 
 func intOrDash(v *int) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -123,9 +124,18 @@ func TestArcflowRebuildsWhenTemporalsStoreIsLost(t *testing.T) {
 			slowest = max(slowest, j.StartedAt.Sub(back))
 		}
 	}
+	cli := exec.CommandContext(ctx, arcflowBinary(t), "status", "-n", ns)
+	cli.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+tmp.Address)
+	status, err := cli.CombinedOutput()
+	require.NoError(t, err, "%s", status)
+	require.Contains(t, string(status), fmt.Sprintf("%d taken over", lostBusy), "arcflow status shows the runners taken over")
 	events, err := stack.Kubectl(ctx, "get", "events", "-n", ns, "--field-selector", "reason=RunnersTakenOver", "-o", "jsonpath={.items[*].message}")
 	require.NoError(t, err, events)
 	require.Contains(t, events, fmt.Sprintf("took over %d runner(s)", lostBusy), "the takeover is reported on the RunnerDeployment")
+	restarted, err := stack.Kubectl(ctx, "get", "events", "-n", ns, "--field-selector", "reason=WorkflowRestarted", "-o", "jsonpath={.items[*].involvedObject.kind}")
+	require.NoError(t, err, restarted)
+	require.ElementsMatch(t, []string{"RunnerDeployment", "HorizontalRunnerAutoscaler"}, strings.Fields(restarted), "each resource says its workflow was started again")
+	t.Logf("arcflow status after the rebuild:\n%s", status)
 
 	rebuilt(t, ctx, w, ns, lostMax)
 	top := peak()
