@@ -32,6 +32,10 @@ type PoolStatus struct {
 	// RunnerDeployment's schema has no such fields; the API server drops them).
 	VolumesInUse int `json:"volumesInUse"`
 	VolumesFree  int `json:"volumesFree"`
+	// TakenOver counts the live runners the pool took over rather than
+	// created (v1alpha1.TakenOverStatus); written at 0 too, so the worker's
+	// RunnersTakenOver condition turns False when the last one ends.
+	TakenOver int `json:"takenOverRunners"`
 	// Warm is the warm buffer of an autoscaler with arcflow.dev/idle-runners:
 	// auto, and its idle runner-seconds; omitted for other pools.
 	Warm v1alpha1.PoolWarmStatus `json:"warm,omitzero"`

@@ -109,6 +109,9 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 					if kindName != kindHRA && failingChanged(oldU, newU) {
 						w.refreshRunnersFailing(ctx, kindName, newU)
 					}
+					if kindName != kindHRA && takenOverChanged(oldU, newU) {
+						w.refreshTakenOver(ctx, kindName, newU)
+					}
 					return
 				}
 				w.upsert(ctx, kindName, obj)
@@ -269,6 +272,9 @@ func (w *ResourceWatcher) setConditions(ctx context.Context, kind string, u *uns
 	if failing, ok := runnersFailingCondition(u); ok {
 		conds = append(conds, failing)
 	}
+	if taken, ok := runnersTakenOverCondition(u); ok {
+		conds = append(conds, taken)
+	}
 	if budget, ok := conditionOf(u, gitHubBudget); ok {
 		conds = append(conds, budget) // the budget watcher's, kept as it is
 	}
@@ -282,7 +288,7 @@ func (w *ResourceWatcher) setConditions(ctx context.Context, kind string, u *uns
 		switch {
 		case c.Type == runnersFailing:
 			w.reportFailingStart(ctx, kind, u, c)
-		case c.Type == gitHubBudget: // its watcher recorded its event
+		case c.Type == gitHubBudget, c.Type == runnersTakenOver: // their events come from elsewhere
 		case c.Status == metav1.ConditionFalse || c.Type == "UnsupportedFields":
 			w.event(ctx, kind, u, c.Reason, c.Message)
 		}

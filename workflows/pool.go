@@ -344,6 +344,7 @@ func (p *poolRun) writeStatus(ctx workflow.Context, plan PoolPlan) {
 		}
 	}
 	status = p.withWarm(workflow.Now(ctx), status)
+	status.TakenOver = p.takenOverStatus(ctx)
 	if status == s.Status && len(p.events) == 0 {
 		return
 	}

@@ -70,3 +70,25 @@ func (p *poolRun) learnRunnerIDs(ctx workflow.Context, found []activities.ARCRun
 		}
 	}
 }
+
+// takenOverStatusVersion marks pools whose status counts the runners they
+// took over (PoolStatus.TakenOver): a pool that took over ARC's runners before
+// it would otherwise write a status on replay that its history did not.
+const takenOverStatusVersion = "status-taken-over"
+
+// takenOverStatus is how many live runners the pool took over.
+func (p *poolRun) takenOverStatus(ctx workflow.Context) int {
+	n := 0
+	for _, r := range p.state.Runners {
+		if r.Adopted && !r.Finishing {
+			n++
+		}
+	}
+	if n == 0 && p.state.Status.TakenOver == 0 {
+		return 0 // no marker in the histories of pools that never took one over
+	}
+	if workflow.GetVersion(ctx, takenOverStatusVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return 0
+	}
+	return n
+}

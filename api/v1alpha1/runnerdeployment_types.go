@@ -49,6 +49,7 @@ type RunnerDeploymentStatus struct {
 	// +optional
 	Replicas             *int `json:"replicas,omitempty"`
 	FailingRunnersStatus `json:",inline"`
+	TakenOverStatus      `json:",inline"`
 	// Warm is the warm buffer of the autoscaler's arcflow.dev/idle-runners:
 	// auto, and the idle runner-seconds it cost (beyond ARC).
 	// +optional

@@ -136,8 +136,17 @@ func TestArcflowRebuildsWhenTemporalsStoreIsLost(t *testing.T) {
 	require.NoError(t, err, restarted)
 	require.ElementsMatch(t, []string{"RunnerDeployment", "HorizontalRunnerAutoscaler"}, strings.Fields(restarted), "each resource says its workflow was started again")
 	t.Logf("arcflow status after the rebuild:\n%s", status)
+	takenOver := func() string {
+		out, err := stack.Kubectl(ctx, "get", "rdeploy", "app", "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="RunnersTakenOver")].status}`)
+		if err != nil {
+			return err.Error() // Eventually runs this outside the test's goroutine: no require here
+		}
+		return out
+	}
+	require.Eventually(t, func() bool { return takenOver() == "True" }, 10*time.Second, 100*time.Millisecond, "a condition says the pool runs runners it took over")
 
 	rebuilt(t, ctx, w, ns, lostMax)
+	require.Eventually(t, func() bool { return takenOver() == "False" }, 10*time.Second, 100*time.Millisecond, "and that they all ended")
 	top := peak()
 	require.LessOrEqual(t, top, lostMax, "the fleet never passed maxReplicas")
 	t.Logf("Temporal's store lost with %d jobs running: %d deliveries refused meanwhile; the %d waiting jobs all started %v after Temporal came back empty; peak %d live pods (maxReplicas %d)",
