@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 )
 
@@ -138,10 +139,12 @@ func CheckTemporalBinary(path string, p Platform) error {
 	if info.Path != TemporalCLIPackage {
 		return fmt.Errorf("temporal binary %s is %s, want %s", path, info.Path, TemporalCLIPackage)
 	}
+	// The main package's module is recorded as Main, even when built from
+	// another module that requires it.
 	version := ""
-	for _, dep := range info.Deps {
-		if dep.Path == TemporalCLIModule {
-			version = dep.Version
+	for _, m := range append([]*debug.Module{&info.Main}, info.Deps...) {
+		if m.Path == TemporalCLIModule {
+			version = m.Version
 		}
 	}
 	if version != TemporalCLIVersion {
