@@ -30,6 +30,10 @@ build: ## Build the arcflow binaries into bin/.
 image: ## Build the arcflow image (linux/amd64 + arm64 OCI layout and docker-load tarballs) into bin/image/, without Docker.
 	@bash scripts/image.sh $(IMAGE_FLAGS)
 
+.PHONY: image-temporal
+image-temporal: ## Build the bundled Temporal's image (the pinned Temporal CLI, linux/amd64 + arm64) into bin/image-temporal/, without Docker.
+	@bash scripts/image.sh -temporal -out bin/image-temporal $(IMAGE_FLAGS)
+
 .PHONY: release
 release: ## Write the image, the Helm chart package and SHA256SUMS into dist/ (version from git describe; builds helm if needed).
 	@bash scripts/release.sh

@@ -71,6 +71,7 @@ func TestManifestsApplyToTheAPIServer(t *testing.T) {
 		out := apply(t, helmTemplate(t, slices.Concat(tuning, []string{
 			"--set", "scope.singleNamespace=true", "--set", "scope.watchNamespace=ci",
 			"--set", "rbac.allowGrantingKubernetesContainerModePermissions=true",
+			"--set", "temporal.address=" + externalTemporal,
 			"--set", "temporal.tls.enabled=true", "--set", "temporal.tls.secretName=temporal-client-tls",
 			"--set", "temporal.tls.ca.configMapName=temporal-ca",
 			"--set", "githubWebhookServer.service.type=LoadBalancer",

@@ -161,7 +161,7 @@ func TestChartTemporalCA(t *testing.T) {
 		"secret beside a client certificate": {[]string{"--set", "temporal.tls.ca.secretName=temporal-ca",
 			"--set", "temporal.tls.enabled=true", "--set", "temporal.tls.secretName=temporal-client-tls"}, "secret", "secretName", true},
 	} {
-		objs := objects(t, helmTemplate(t, append(c.values, "--set", "temporal.tls.ca.key=ca.pem")...))
+		objs := objects(t, helmTemplate(t, append(c.values, "--set", "temporal.tls.ca.key=ca.pem", "--set", "temporal.address="+externalTemporal)...))
 		for _, d := range []string{"arcflow-worker", "arcflow-webhook"} {
 			ctr := container(t, objs, d)
 			caPath := env(t, ctr, "TEMPORAL_TLS_SERVER_CA_CERT_PATH")["value"].(string)
@@ -177,7 +177,7 @@ func TestChartTemporalCA(t *testing.T) {
 			}
 		}
 	}
-	out, err := exec.Command(tool(t, "helm"), "template", release, chartDir,
+	out, err := exec.Command(tool(t, "helm"), "template", release, chartDir, "--set", "temporal.address="+externalTemporal,
 		"--set", "temporal.tls.ca.secretName=a", "--set", "temporal.tls.ca.configMapName=b").CombinedOutput()
 	require.Error(t, err, "a CA from two places")
 	require.Contains(t, string(out), "not both")

@@ -25,9 +25,12 @@ func TestChartDefaultsRenderNoOptionalObjects(t *testing.T) {
 	objs := objects(t, helmTemplate(t))
 	require.Equal(t, map[string]int{
 		"ServiceAccount": 2, "ClusterRole": 2, "ClusterRoleBinding": 2, "Role": 1, "RoleBinding": 1,
-		"Deployment": 2, "Service": 1, "PodDisruptionBudget": 2,
+		"Deployment": 2, "Service": 2, "PodDisruptionBudget": 2,
 		// Not optional: what keeps busy runner pods out of a cascade.
 		"ValidatingAdmissionPolicy": 1, "ValidatingAdmissionPolicyBinding": 1,
+		// The bundled Temporal, the default since temporal.address became empty:
+		// its StatefulSet, Service and NetworkPolicy (temporal_test.go).
+		"StatefulSet": 1, "NetworkPolicy": 1,
 	}, kinds(objs))
 }
 
@@ -38,7 +41,7 @@ func TestChartOptionsAreWiredTogether(t *testing.T) {
 	t.Parallel()
 	objs := objects(t, helmTemplate(t, everythingOn...))
 	require.Equal(t, 2, kinds(objs)["ServiceMonitor"])
-	require.Equal(t, 2, kinds(objs)["NetworkPolicy"])
+	require.Equal(t, 3, kinds(objs)["NetworkPolicy"], "the worker's, the webhook's and the bundled Temporal's")
 	require.Equal(t, 1, kinds(objs)["Ingress"])
 	require.Equal(t, 1, kinds(objs)["PrometheusRule"])
 	requireWired(t, objs, releaseNS)
@@ -82,7 +85,7 @@ func TestChartOptionsWithoutTheWebhook(t *testing.T) {
 		}
 	}
 	require.Equal(t, 1, kinds(objs)["ServiceMonitor"])
-	require.Equal(t, 1, kinds(objs)["NetworkPolicy"])
+	require.Equal(t, 2, kinds(objs)["NetworkPolicy"], "the worker's and the bundled Temporal's")
 	require.Zero(t, kinds(objs)["Ingress"])
 	requireWired(t, objs, releaseNS)
 	names := alertNames(t, find(objs, "PrometheusRule", "arcflow"))
@@ -151,12 +154,12 @@ func requireWired(t *testing.T, objs []*unstructured.Unstructured, ns string) {
 		}
 		return out
 	}
-	// podsOf is the Deployment whose pods a selector picks; there must be one.
+	// podsOf is the Deployment (or StatefulSet) whose pods a selector picks; there must be one.
 	podsOf := func(namespace string, selector map[string]any, what string) *unstructured.Unstructured {
 		var found []*unstructured.Unstructured
 		for _, o := range objs {
 			labels, _, _ := unstructured.NestedStringMap(o.Object, "spec", "template", "metadata", "labels")
-			if o.GetKind() == "Deployment" && nsOf(o) == namespace && matches(selector, labels) {
+			if (o.GetKind() == "Deployment" || o.GetKind() == "StatefulSet") && nsOf(o) == namespace && matches(selector, labels) {
 				found = append(found, o)
 			}
 		}

@@ -2,6 +2,7 @@
 # make release: everything a release publishes, in dist/ (ignored by git):
 #   arcflow-<version>-oci.tar              the OCI image layout (linux/amd64 + linux/arm64 index), tarred
 #   arcflow-<version>-linux-<arch>.tar     docker load -i ...
+#   arcflow-temporal-linux-<arch>.tar      the bundled Temporal's image (the Temporal CLI), docker load -i ...
 #   arcflow-<chart version>.tgz            the Helm chart, appVersion = `arcflow version` = image tag
 #   SHA256SUMS
 # dist/image/oci stays as a directory for `crane push --index` (.github/workflows/release.yml).
@@ -37,6 +38,12 @@ done
 # A reproducible tar of the layout: sorted names, fixed owner and times.
 tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
 	-cf "dist/arcflow-$version-oci.tar" -C dist/image/oci .
+# The bundled Temporal's image (the chart's temporal.bundled.image), tagged with
+# the Temporal CLI's version; dist/image-temporal/oci stays for crane push.
+bash scripts/image.sh -temporal --out dist/image-temporal
+for tarball in dist/image-temporal/arcflow-temporal-linux-*.tar; do
+	mv "$tarball" "dist/${tarball#dist/image-temporal/}"
+done
 
 .tools/bin/helm package deploy/helm/arcflow --version "$chart_version" --app-version "$version" -d dist >/dev/null
 

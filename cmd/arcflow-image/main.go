@@ -2,6 +2,9 @@
 // (`make image`): an OCI image layout with one index for linux/amd64 and
 // linux/arm64, and a `docker load` tarball per platform. It prints the digests,
 // the compressed size of each platform's image and where everything went.
+//
+// With -temporal it builds the bundled Temporal's image instead (`make
+// image-temporal`): the pinned Temporal CLI from the Go module proxy.
 package main
 
 import (
@@ -21,11 +24,16 @@ func main() {
 	platforms := flag.String("platforms", "linux/amd64,linux/arm64", "comma-separated platforms")
 	version := flag.String("version", "", "version to stamp (default: git describe --tags --always --dirty, or dev)")
 	caBundle := flag.String("ca-bundle", image.CABundlePath, "CA bundle of Debian's ca-certificates package")
+	temporal := flag.Bool("temporal", false, "build the bundled Temporal's image ("+image.TemporalRepository+", the Temporal CLI "+image.TemporalCLIVersion+") instead of arcflow's")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *out, *platforms, *version, *caBundle); err != nil {
+	build := run
+	if *temporal {
+		build = runTemporal
+	}
+	if err := build(ctx, *out, *platforms, *version, *caBundle); err != nil {
 		fmt.Fprintln(os.Stderr, "arcflow-image:", err)
 		os.Exit(1)
 	}
@@ -39,12 +47,7 @@ func run(ctx context.Context, out, platformList, version, caBundle string) error
 	if version != "" {
 		meta.Version = version
 	}
-	var platforms []image.Platform
-	for _, p := range strings.Split(platformList, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			platforms = append(platforms, image.Platform(p))
-		}
-	}
+	platforms := parsePlatforms(platformList)
 	fmt.Printf("building %s (%s, revision %s, created %s) for %s\n",
 		image.Tag(meta.Version), meta.Version, meta.Revision, meta.Created.Format("2006-01-02T15:04:05Z"), platformList)
 	res, err := image.Build(ctx, image.Options{
@@ -72,4 +75,14 @@ func run(ctx context.Context, out, platformList, version, caBundle string) error
 		image.User, image.Entrypoint, image.CABundlePath, image.BinaryPath, image.WebhookBinaryPath)
 	fmt.Printf("CA bundle   %s (%s)\n", caBundle, meta.CACertificates)
 	return nil
+}
+
+func parsePlatforms(list string) []image.Platform {
+	var platforms []image.Platform
+	for _, p := range strings.Split(list, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			platforms = append(platforms, image.Platform(p))
+		}
+	}
+	return platforms
 }

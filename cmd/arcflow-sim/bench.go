@@ -33,6 +33,7 @@ func runBench(ctx context.Context, args []string) error {
 	steadyPoolsCount := fs.Int("steady-pools-count", 10, "pools (RunnerDeployments with their HRAs) the steady load spreads its jobs over")
 	steadyPoolsRate := fs.Float64("steady-pools-rate", 1, "mean arrival rate of the steady load over many pools, in jobs/s")
 	steadyPoolsRegistered := fs.Int("steady-pools-registered", 0, "runners the steady load never uses, registered in its scope first (1000 makes each runner list 10 pages longer)")
+	steadyPoolsMax := fs.Int("steady-pools-max-replicas", 20, "maxReplicas of each pool of the steady load over many pools (the busiest pool takes about a quarter of the jobs: raise it to measure a rate its cap would hold back)")
 	steadyPoolsRegister := fs.Duration("steady-pools-register", 10*time.Second, "how long after Running a runner of the steady load over many pools registers (production runners: about 10 s)")
 	warmRates := fs.String("warm-rates", "1,4", "comma-separated rates (jobs/s) of the warm-runner rows: ten pools, 10 s to ready, without a buffer, with 2 per pool, with auto; issue 29's figures are 0.5,1,2,4 with --warm-warmup 60s --warm-measure 4m, about 2 hours (empty skips them)")
 	warmWarmup := fs.Duration("warm-warmup", 30*time.Second, "unmeasured start of each warm-runner row")
@@ -87,7 +88,8 @@ func runBench(ctx context.Context, args []string) error {
 	}
 	if *steadyPools > 0 {
 		step(fmt.Sprintf("a steady load over %d pools: %d jobs at %.1f jobs/s, %v registration", *steadyPoolsCount, *steadyPools, *steadyPoolsRate, *steadyPoolsRegister))
-		table, err := benchSteadyPools(ctx, s, *steadyPoolsCount, *steadyPools, *steadyPoolsRate, *steadyPoolsRegistered, *steadyPoolsRegister)
+		table, err := benchSteadyPools(ctx, s, steadyPoolsLoad{pools: *steadyPoolsCount, jobs: *steadyPools, rate: *steadyPoolsRate,
+			maxReplicas: *steadyPoolsMax, registered: *steadyPoolsRegistered, register: *steadyPoolsRegister})
 		if err != nil {
 			return fmt.Errorf("steady load over %d pools: %w", *steadyPoolsCount, err)
 		}

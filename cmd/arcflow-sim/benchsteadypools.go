@@ -22,11 +22,20 @@ import (
 // as a large organization's scope holds them: each list of the scope's
 // runners is then registered/100 pages longer. register is how long after
 // Running a runner registers (10 s as production runners; 1 s as the bursts').
-func benchSteadyPools(ctx context.Context, s *session, pools, jobs int, rate float64, registered int, register time.Duration) (string, error) {
+// maxReplicas is every pool's cap (20 by default).
+// steadyPoolsLoad is the steady load over many pools as the bench's flags set it.
+type steadyPoolsLoad struct {
+	pools, jobs, maxReplicas, registered int
+	rate                                 float64
+	register                             time.Duration
+}
+
+func benchSteadyPools(ctx context.Context, s *session, l steadyPoolsLoad) (string, error) {
+	jobs, registered, register := l.jobs, l.registered, l.register
 	load := simworld.SteadyPools{
-		Pools: pools, Repository: "steady-pools-org/app", Rate: rate, Jobs: jobs,
+		Pools: l.pools, Repository: "steady-pools-org/app", Rate: l.rate, Jobs: jobs,
 		MinDuration: 2 * time.Second, MaxDuration: 2 * time.Minute,
-		MaxReplicas: 20, ScaleDownDelaySeconds: 30, Seed: 27,
+		MaxReplicas: l.maxReplicas, ScaleDownDelaySeconds: 30, Seed: 27,
 	}
 	const ns = "bench-steady-pools"
 	w, err := s.world(ctx, simworld.Config{Namespace: ns, RegisterDelay: register, JobDurations: load.JobDuration, Seed: 27})
@@ -79,8 +88,8 @@ func benchSteadyPools(ctx context.Context, s *session, pools, jobs int, rate flo
 	hours := end.Sub(started).Hours()
 	perJob := func(n int) float64 { return float64(n) / float64(max(jobs, 1)) }
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n### A steady load over %d pools on the %s: %d jobs at %.1f jobs/s (Poisson), %v-%v each, runners registered %v after Running, %d other runners in the scope (%v)\n\n",
-		load.Pools, s.serverName(), jobs, rate, load.MinDuration, load.MaxDuration, register, registered, end.Sub(started).Round(time.Second))
+	fmt.Fprintf(&b, "\n### A steady load over %d pools (maxReplicas %d) on the %s: %d jobs at %.1f jobs/s (Poisson), %v-%v each, runners registered %v after Running, %d other runners in the scope (%v)\n\n",
+		load.Pools, load.MaxReplicas, s.serverName(), jobs, load.Rate, load.MinDuration, load.MaxDuration, register, registered, end.Sub(started).Round(time.Second))
 	b.WriteString("| figure | arcflow | ARC legacy (issue 27) | arcflow before issue 27 (cc08caa, same run) |\n|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| jobs interrupted | %d | 0 | 0 (1 in issue 27's run) |\n", out.Interrupted)
 	fmt.Fprintf(&b, "| busy pods deleted | %d | 0 | 0 (1 in issue 27's run) |\n", len(out.BusyPodsDeleted))

@@ -37,6 +37,29 @@ type Binaries struct {
 // binaries and the CA bundle. The layer with users, groups and CA bundle is the
 // same blob on every platform; the binaries are a layer of their own.
 func Assemble(meta Metadata, caBundle []byte, binaries map[Platform]Binaries) (v1.ImageIndex, error) {
+	layers := map[Platform][]file{}
+	for p, b := range binaries {
+		layers[p] = binaryFiles(b)
+	}
+	return assemble(meta, caBundle, imageSpec{
+		labels:     meta.Labels(),
+		entrypoint: Entrypoint,
+		binaries:   layers,
+		createdBy:  BinaryPath + ", " + WebhookBinaryPath + " " + meta.Version + " (CGO_ENABLED=0, -trimpath, -s -w)",
+	})
+}
+
+// imageSpec is what one of the project's images holds beside the shared base
+// layer: its labels, entrypoint and each platform's binaries.
+type imageSpec struct {
+	labels     map[string]string
+	entrypoint []string
+	binaries   map[Platform][]file
+	// createdBy describes the binaries' layer in the image's history.
+	createdBy string
+}
+
+func assemble(meta Metadata, caBundle []byte, spec imageSpec) (v1.ImageIndex, error) {
 	base, err := baseFiles(caBundle)
 	if err != nil {
 		return nil, err
@@ -45,10 +68,9 @@ func Assemble(meta Metadata, caBundle []byte, binaries map[Platform]Binaries) (v
 	if err != nil {
 		return nil, fmt.Errorf("base layer: %w", err)
 	}
-	labels := meta.Labels()
 	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
-	for _, p := range sortedPlatforms(binaries) {
-		img, err := platformImage(p, meta, labels, baseLayer, binaries[p])
+	for _, p := range slices.Sorted(maps.Keys(spec.binaries)) {
+		img, err := platformImage(p, meta, spec, baseLayer)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
@@ -58,19 +80,19 @@ func Assemble(meta Metadata, caBundle []byte, binaries map[Platform]Binaries) (v
 			Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: goos, Architecture: goarch}},
 		})
 	}
-	annotated, ok := mutate.Annotations(idx, labels).(v1.ImageIndex)
+	annotated, ok := mutate.Annotations(idx, spec.labels).(v1.ImageIndex)
 	if !ok {
 		return nil, fmt.Errorf("annotate index: unexpected type %T", idx)
 	}
 	return annotated, nil
 }
 
-func platformImage(p Platform, meta Metadata, labels map[string]string, baseLayer v1.Layer, binary Binaries) (v1.Image, error) {
+func platformImage(p Platform, meta Metadata, spec imageSpec, baseLayer v1.Layer) (v1.Image, error) {
 	goos, goarch, err := p.Split()
 	if err != nil {
 		return nil, err
 	}
-	binLayer, err := layer(binaryFiles(binary), meta.Created)
+	binLayer, err := layer(spec.binaries[p], meta.Created)
 	if err != nil {
 		return nil, fmt.Errorf("binary layer: %w", err)
 	}
@@ -83,10 +105,10 @@ func platformImage(p Platform, meta Metadata, labels map[string]string, baseLaye
 		RootFS:       v1.RootFS{Type: "layers"}, // the spec's only type; Append fills in the diff IDs
 		Config: v1.Config{
 			User:       User,
-			Entrypoint: Entrypoint,
+			Entrypoint: spec.entrypoint,
 			Env:        []string{PathEnv},
 			WorkingDir: "/",
-			Labels:     labels,
+			Labels:     spec.labels,
 		},
 	})
 	if err != nil {
@@ -97,20 +119,15 @@ func platformImage(p Platform, meta Metadata, labels map[string]string, baseLaye
 			Created: v1.Time{Time: meta.Created}, CreatedBy: "arcflow-image: /etc/passwd, /etc/group (nonroot 65532), " + meta.CACertificates,
 		}},
 		mutate.Addendum{Layer: binLayer, MediaType: types.OCILayer, History: v1.History{
-			Created: v1.Time{Time: meta.Created}, CreatedBy: "arcflow-image: " + BinaryPath + ", " + WebhookBinaryPath + " " + meta.Version + " (CGO_ENABLED=0, -trimpath, -s -w)",
+			Created: v1.Time{Time: meta.Created}, CreatedBy: "arcflow-image: " + spec.createdBy,
 		}},
 	)
 	if err != nil {
 		return nil, err
 	}
-	annotated, ok := mutate.Annotations(img, labels).(v1.Image)
+	annotated, ok := mutate.Annotations(img, spec.labels).(v1.Image)
 	if !ok {
 		return nil, fmt.Errorf("annotate image: unexpected type %T", img)
 	}
 	return annotated, nil
-}
-
-// sortedPlatforms orders the index's manifests, so the index digest is stable.
-func sortedPlatforms(binaries map[Platform]Binaries) []Platform {
-	return slices.Sorted(maps.Keys(binaries))
 }

@@ -5,6 +5,11 @@
 // WriteDockerTarball writes a `docker load` archive of one platform; Unpack lays an
 // image's filesystem out in a directory, so tests can run the binary that ships.
 //
+// The bundled Temporal's image (temporal.go) shares the base layer and holds the
+// pinned Temporal CLI instead of arcflow, built from the Go module proxy
+// (BuildTemporal, `make image-temporal`); the Helm chart runs its `temporal
+// server start-dev` when temporal.address is empty.
+//
 // Only cmd/arcflow-image and tests import this package: the arcflow binary itself
 // does not link go-containerregistry.
 //

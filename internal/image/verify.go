@@ -21,6 +21,10 @@ var ExpectedFiles = []string{
 // platform, user, entrypoint, environment, creation time, labels and exact file
 // list. make image runs it on what it built; the tests run it too.
 func Verify(img v1.Image, p Platform, meta Metadata) error {
+	return verify(img, p, meta, meta.Labels(), Entrypoint, ExpectedFiles)
+}
+
+func verify(img v1.Image, p Platform, meta Metadata, labels map[string]string, entrypoint, expectedFiles []string) error {
 	cfg, err := img.ConfigFile()
 	if err != nil {
 		return err
@@ -37,12 +41,12 @@ func Verify(img v1.Image, p Platform, meta Metadata) error {
 	}
 	check("platform", cfg.OS+"/"+cfg.Architecture, goos+"/"+goarch)
 	check("user", cfg.Config.User, User)
-	check("entrypoint", cfg.Config.Entrypoint, Entrypoint)
+	check("entrypoint", cfg.Config.Entrypoint, entrypoint)
 	check("cmd", cfg.Config.Cmd, []string(nil))
 	check("env", cfg.Config.Env, []string{PathEnv})
 	check("created", cfg.Created.UTC(), meta.Created.UTC())
 	check("rootfs type", cfg.RootFS.Type, "layers")
-	for key, want := range meta.Labels() {
+	for key, want := range labels {
 		check("label "+key, cfg.Config.Labels[key], want)
 	}
 	if !strings.HasPrefix(cfg.Config.Labels[LabelCACertificates], "debian ca-certificates") {
@@ -52,8 +56,8 @@ func Verify(img v1.Image, p Platform, meta Metadata) error {
 	if err != nil {
 		return err
 	}
-	if !slices.Equal(files, ExpectedFiles) {
-		errs = append(errs, fmt.Errorf("files are %v, want exactly %v", files, ExpectedFiles))
+	if !slices.Equal(files, expectedFiles) {
+		errs = append(errs, fmt.Errorf("files are %v, want exactly %v", files, expectedFiles))
 	}
 	return errors.Join(errs...)
 }

@@ -15,9 +15,9 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 
 {{- define "arcflow.temporalEnv" -}}
 - name: TEMPORAL_ADDRESS
-  value: {{ .Values.temporal.address | quote }}
+  value: {{ include "arcflow.temporalAddress" . | quote }}
 - name: TEMPORAL_NAMESPACE
-  value: {{ .Values.temporal.namespace | quote }}
+  value: {{ include "arcflow.temporalNamespace" . | quote }}
 {{- if .Values.temporal.tls.enabled }}
 - name: TEMPORAL_TLS
   value: "true"
