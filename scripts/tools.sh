@@ -80,6 +80,13 @@ go_install() {
 	link "$name" "$dir"
 }
 
+# temporal_cli: the Temporal CLI (its dev server runs the local stack's Temporal),
+# static as the bundled Temporal's image builds it (internal/image), so that
+# build finds every package compiled in Go's build cache and only links.
+temporal_cli() {
+	CGO_ENABLED=0 go_install temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_CLI_VERSION"
+}
+
 # temporal_server: temporal-server and temporal-sql-tool for the Temporal cluster of
 # the local stack (TEMPORAL=cluster), with the PostgreSQL schemas of the same module
 # copied beside them (teststack applies them with temporal-sql-tool).
@@ -142,7 +149,7 @@ browser() {
 want=${1:-all}
 case "$want" in
 kube) kube_tools ;;
-temporal) go_install temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_CLI_VERSION" ;;
+temporal) temporal_cli ;;
 controller-gen) go_install controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen "$CONTROLLER_GEN_VERSION" ;;
 helm) go_install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" ;;
 promtool) go_install promtool github.com/prometheus/prometheus/cmd/promtool "$PROMTOOL_VERSION" ;;
@@ -155,7 +162,7 @@ all)
 	{ browser && postgres; } > "$cache/apt-install.log" 2>&1 &
 	apt_pid=$!
 	kube_tools
-	go_install temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_CLI_VERSION"
+	temporal_cli
 	go_install controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen "$CONTROLLER_GEN_VERSION"
 	go_install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION"
 	go_install promtool github.com/prometheus/prometheus/cmd/promtool "$PROMTOOL_VERSION"
