@@ -116,11 +116,26 @@ type RunnerBusyInput struct {
 // within the interval. A flag that is stale only orders the pool's choice of
 // runners to stop: RemoveRunner's 422 keeps a runner that took a job since.
 func (g *GitHub) RunnerBusy(ctx context.Context, in RunnerBusyInput) (map[string]bool, error) {
+	listed, err := g.listedRunners(github.WithPurpose(ctx, "busy"), in)
+	if err != nil {
+		return nil, err
+	}
+	busy := map[string]bool{}
+	for name, r := range listed {
+		if r.Busy {
+			busy[name] = true
+		}
+	}
+	return busy, nil
+}
+
+// listedRunners are the named runners the scope's shared list holds, by name.
+func (g *GitHub) listedRunners(ctx context.Context, in RunnerBusyInput) (map[string]github.Runner, error) {
 	registry, err := g.registry(ctx, in.Scope)
 	if err != nil {
 		return nil, err
 	}
-	runners, err := registry.SharedRunners(github.WithPurpose(ctx, "busy"), in.Scope)
+	runners, err := registry.SharedRunners(ctx, in.Scope)
 	if err != nil {
 		return nil, githubError(fmt.Errorf("list runners of %s: %w", in.Scope, err))
 	}
@@ -128,11 +143,11 @@ func (g *GitHub) RunnerBusy(ctx context.Context, in RunnerBusyInput) (map[string
 	for _, n := range in.Names {
 		wanted[n] = true
 	}
-	busy := map[string]bool{}
+	listed := map[string]github.Runner{}
 	for _, r := range runners {
-		if wanted[r.Name] && r.Busy {
-			busy[r.Name] = true
+		if wanted[r.Name] {
+			listed[r.Name] = r
 		}
 	}
-	return busy, nil
+	return listed, nil
 }

@@ -98,23 +98,13 @@ func runnerOfSecret(secretName string) (string, bool) {
 // the shared (cached) list of the scope's runners: a pool that takes over
 // runners it made learns which registered without a call per runner.
 func (g *GitHub) RunnerIDs(ctx context.Context, in RunnerBusyInput) (map[string]int64, error) {
-	registry, err := g.registry(ctx, in.Scope)
+	listed, err := g.listedRunners(github.WithPurpose(ctx, "takeover"), in)
 	if err != nil {
 		return nil, err
 	}
-	runners, err := registry.SharedRunners(github.WithPurpose(ctx, "takeover"), in.Scope)
-	if err != nil {
-		return nil, githubError(fmt.Errorf("list runners of %s: %w", in.Scope, err))
-	}
-	wanted := map[string]bool{}
-	for _, n := range in.Names {
-		wanted[n] = true
-	}
-	ids := map[string]int64{}
-	for _, r := range runners {
-		if wanted[r.Name] {
-			ids[r.Name] = r.ID
-		}
+	ids := make(map[string]int64, len(listed))
+	for name, r := range listed {
+		ids[name] = r.ID
 	}
 	return ids, nil
 }

@@ -11,6 +11,7 @@ import (
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
+	"github.com/arcflow/arcflow/github"
 )
 
 func ownPod(name, pool, hash string, phase corev1.PodPhase) *corev1.Pod {
@@ -87,4 +88,21 @@ func TestOwnRunnersFindsARunnerSetsStatefulSets(t *testing.T) {
 	require.Equal(t, corev1.PodPending, got[1].Pod.Phase)
 	require.False(t, got[1].Pod.Exited(), "a StatefulSet whose pod is not made yet is a runner starting")
 	require.Equal(t, "h1", got[1].TemplateHash)
+}
+
+// A pool taking over its runners learns the GitHub IDs of the registered ones
+// from one read of the scope's runner list; one not registered is left out.
+func TestRunnerIDsReadsTheScopesRunnerList(t *testing.T) {
+	srv, gh, c := fakeGitHub(t)
+	ctx := context.Background()
+	scope := github.Scope{Repository: "octo/app"}
+	tok, err := c.RegistrationToken(ctx, scope)
+	require.NoError(t, err)
+	registered, err := srv.Register(tok.Value(), "app-a", []string{"linux"}, true)
+	require.NoError(t, err)
+	_, err = srv.Register(tok.Value(), "other-b", []string{"linux"}, true)
+	require.NoError(t, err)
+	ids, err := gh.RunnerIDs(ctx, RunnerBusyInput{Scope: scope, Names: []string{"app-a", "app-unregistered"}})
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{"app-a": registered.ID}, ids)
 }
