@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 
+	"go.temporal.io/sdk/temporal"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,19 +16,19 @@ import (
 )
 
 // OwnRunners lists the runners arcflow made for a pool that are still in the
-// cluster: a RunnerDeployment's pods, a RunnerSet's StatefulSets with their
-// pods, and runner Secrets no pod or StatefulSet owns yet (a runner whose
-// workflow stopped between its Secret and its pod). A pool starting with no
-// history takes them over (issue 35: Temporal's store lost, or the pool's
-// workflow terminated), so they count as its capacity and each ends as any
-// runner does. A JIT runner's GitHub ID comes from its Secret.
+// cluster: a RunnerDeployment's pods, and a RunnerSet's StatefulSets with
+// their pods. A pool starting with no history takes them over (issue 35:
+// Temporal's store lost, or the pool's workflow terminated), so they count as
+// its capacity and each ends as any runner does. A JIT runner's GitHub ID
+// comes from its Secret. A refusal of the worker's RBAC is said at once, not
+// retried, so the pool's first decision does not wait on it.
 func (k *Kubernetes) OwnRunners(ctx context.Context, in ARCRunnersInput) ([]ARCRunner, error) {
 	byName := map[string]*ARCRunner{}
 	selector := LabelPool + "=" + in.Name
 	if in.Kind == v1alpha1.KindRunnerSet {
 		sets, err := k.Client.AppsV1().StatefulSets(in.Namespace).List(ctx, metav1.ListOptions{LabelSelector: selector + "," + LabelRunnerSet + "=" + in.Name})
 		if err != nil {
-			return nil, fmt.Errorf("list runner StatefulSets of %s/%s: %w", in.Namespace, in.Name, err)
+			return nil, kubeReadError(fmt.Sprintf("list runner StatefulSets of %s/%s", in.Namespace, in.Name), err)
 		}
 		for _, set := range sets.Items {
 			name := set.Name + "-0" // the runner is the StatefulSet's only pod (StatefulSetName)
@@ -48,29 +49,22 @@ func (k *Kubernetes) OwnRunners(ctx context.Context, in ARCRunnersInput) ([]ARCR
 	} else {
 		pods, err := k.Client.CoreV1().Pods(in.Namespace).List(ctx, metav1.ListOptions{LabelSelector: selector + "," + LabelRunnerDeployment + "=" + in.Name})
 		if err != nil {
-			return nil, fmt.Errorf("list runner pods of %s/%s: %w", in.Namespace, in.Name, err)
+			return nil, kubeReadError(fmt.Sprintf("list runner pods of %s/%s", in.Namespace, in.Name), err)
 		}
 		for i := range pods.Items {
 			pod := &pods.Items[i]
 			byName[pod.Name] = &ARCRunner{Name: pod.Name, Own: true, TemplateHash: pod.Labels[LabelTemplateHash], Pod: PodStateOf(pod)}
 		}
 	}
-	secrets, err := k.Client.CoreV1().Secrets(in.Namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
-	if err != nil {
-		return nil, fmt.Errorf("list runner secrets of %s/%s: %w", in.Namespace, in.Name, err)
-	}
-	for _, secret := range secrets.Items {
-		name, ok := runnerOfSecret(secret.Name)
-		if !ok {
+	for name, r := range byName {
+		// One get per runner: the worker may get runner Secrets but not list
+		// them (a list would hand it every Secret's data in the namespace).
+		secret, err := k.Client.CoreV1().Secrets(in.Namespace).Get(ctx, TokenSecretName(name), metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
 			continue
-		}
-		r := byName[name]
-		if r == nil {
-			if len(secret.OwnerReferences) > 0 {
-				continue // its pod or StatefulSet is gone, and the garbage collector takes it
-			}
-			r = &ARCRunner{Name: name, Own: true} // no pod: Exited, so its workflow cleans up at once
-			byName[name] = r
+		case err != nil:
+			return nil, kubeReadError(fmt.Sprintf("get runner secret %s/%s", in.Namespace, TokenSecretName(name)), err)
 		}
 		if _, jit := secret.Data[JITConfigSecretKey]; jit {
 			r.JIT = true
@@ -85,13 +79,12 @@ func (k *Kubernetes) OwnRunners(ctx context.Context, in ARCRunnersInput) ([]ARCR
 	return out, nil
 }
 
-// runnerOfSecret is the runner a Secret named by TokenSecretName belongs to.
-func runnerOfSecret(secretName string) (string, bool) {
-	const suffix = "-registration-token"
-	if len(secretName) <= len(suffix) || secretName[len(secretName)-len(suffix):] != suffix {
-		return "", false
+// kubeReadError wraps a failed read; Forbidden is not retried.
+func kubeReadError(what string, err error) error {
+	if apierrors.IsForbidden(err) {
+		return temporal.NewNonRetryableApplicationError(what+": "+err.Error(), ErrTypeForbidden, nil)
 	}
-	return secretName[:len(secretName)-len(suffix)], true
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // RunnerIDs is GitHub's ID of each named runner its scope lists, read from

@@ -2,13 +2,18 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/github"
@@ -36,9 +41,8 @@ func ownSecret(runner, pool string, owned bool, data map[string][]byte, annotati
 }
 
 // A pool's runners are found by its labels: pods with their template hash,
-// a JIT runner's GitHub ID from its Secret, and a Secret no pod owns as a
-// runner with no pod. ARC's pods, other pools' and owned Secrets of gone pods
-// are left out.
+// and a JIT runner's GitHub ID from its Secret. ARC's pods, other pools' and
+// Secrets of gone pods are left out.
 func TestOwnRunnersFindsThePoolsRunnersByTheirLabels(t *testing.T) {
 	arcPod := ownPod("app-arc", "app", "x", corev1.PodRunning)
 	delete(arcPod.Labels, LabelPool) // ARC's pods carry ARC's labels only
@@ -54,7 +58,7 @@ func TestOwnRunnersFindsThePoolsRunnersByTheirLabels(t *testing.T) {
 	)}
 	got, err := k.OwnRunners(context.Background(), ARCRunnersInput{Namespace: "ci", Kind: v1alpha1.KindRunnerDeployment, Name: "app"})
 	require.NoError(t, err)
-	require.Len(t, got, 3)
+	require.Len(t, got, 2)
 	require.Equal(t, "app-a", got[0].Name)
 	require.True(t, got[0].Own && got[0].JIT)
 	require.Equal(t, int64(42), got[0].RunnerID)
@@ -64,8 +68,20 @@ func TestOwnRunnersFindsThePoolsRunnersByTheirLabels(t *testing.T) {
 	require.False(t, got[1].JIT)
 	require.Equal(t, "h0", got[1].TemplateHash)
 	require.True(t, got[1].Pod.Exited())
-	require.Equal(t, "app-c", got[2].Name, "a Secret written before its pod")
-	require.False(t, got[2].Pod.Exists)
+}
+
+// A worker whose RBAC may not read runner Secrets says so at once: the pool's
+// first decision does not wait on retries.
+func TestOwnRunnersSaysAtOnceWhatItMayNotRead(t *testing.T) {
+	kube := k8sfake.NewClientset(ownPod("app-a", "app", "h1", corev1.PodRunning))
+	kube.PrependReactor("get", "secrets", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(corev1.Resource("secrets"), "app-a-registration-token", errors.New("RBAC"))
+	})
+	_, err := (&Kubernetes{Client: kube}).OwnRunners(context.Background(), ARCRunnersInput{Namespace: "ci", Kind: v1alpha1.KindRunnerDeployment, Name: "app"})
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	require.True(t, app.NonRetryable())
+	require.Equal(t, ErrTypeForbidden, app.Type())
 }
 
 // A RunnerSet's runners are its StatefulSets; one whose pod is not made yet

@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/arcflow/arcflow/activities"
@@ -64,7 +66,12 @@ func (a *autoscalerRun) reconcileByRun(ctx workflow.Context) {
 	spec := a.state.Spec
 	in := activities.QueuedJobsInput{Repositories: spec.Repositories, Labels: spec.TargetLabels, Credentials: spec.Scope.Credentials, ByRun: true,
 		Quiet: min(spec.ReconcilePeriod, activities.RunQuiet)}
-	fresh := a.fresh && workflow.GetVersion(ctx, reserveRunningVersion, workflow.DefaultVersion, 1) >= 1
+	// ARC's capacity reservations, in force after a takeover from ARC, stand
+	// for the jobs ARC saw, the running ones among them: reserving those again
+	// would keep ARC's idle runners for jobs that already have one.
+	var wakes []time.Time
+	arcReserved := manualReservations(spec, a.state.ReleasedCapacity, workflow.Now(ctx), &wakes) > 0
+	fresh := a.fresh && !arcReserved && workflow.GetVersion(ctx, reserveRunningVersion, workflow.DefaultVersion, 1) >= 1
 	a.fresh = false
 	if fresh {
 		in.Running, in.Quiet = true, 0

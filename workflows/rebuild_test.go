@@ -7,8 +7,10 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -115,4 +117,54 @@ func TestAnAutoscalerWithNoHistoryReservesTheJobsInProgress(t *testing.T) {
 	require.Zero(t, asked[0].Quiet, "and about young runs: no webhook told it of any")
 	require.False(t, asked[1].Running, "later ones ask as before")
 	require.NotZero(t, asked[1].Quiet)
+}
+
+// A runner taken over from the cluster reads its pod as it is when its
+// workflow starts: one that ended after the pool listed it leaves at once
+// (an ephemeral one without a call: GitHub removed it), instead of waiting
+// for a registration that never comes.
+func TestARunnerTakenOverReadsItsPodAtStart(t *testing.T) {
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.env.OnActivity(kube.GetRunnerPod, mock.Anything, mock.Anything).Return(
+			func(_ context.Context, ref activities.PodRef) (activities.PodState, error) {
+				rt.record("GetRunnerPod")
+				require.Equal(t, "uid-1", ref.UID)
+				return activities.PodState{UID: "uid-1", Exists: true, Phase: "Succeeded"}, nil
+			})
+		in := rt.input(true, RunnerTimings{})
+		in.Adopted = &activities.ARCRunner{Name: in.Pod.Name, Own: true, Ephemeral: true,
+			Pod: activities.PodState{UID: "uid-1", Exists: true, Phase: "Running", Ready: true}}
+		rt.after(time.Second, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{Reason: "scale-down"}) })
+		rt.env.ExecuteWorkflow(RunnerWorkflow, in)
+		require.NoError(t, rt.env.GetWorkflowError())
+		var done RunnerDone
+		require.NoError(t, rt.env.GetWorkflowResult(&done))
+		require.Equal(t, EndCompleted, done.Reason)
+		require.Equal(t, []string{"GetRunnerPod", "DeleteRunnerPod"}, rt.names(), "no registration wait, no call to GitHub")
+	})
+}
+
+// After a takeover from ARC, ARC's capacity reservations stand for the jobs
+// ARC saw: a fresh autoscaler does not reserve the running jobs again.
+func TestAnAutoscalerWithARCsReservationsDoesNotReserveRunningJobsAgain(t *testing.T) {
+	at := newAutoscalerTest(t)
+	start := at.env.Now()
+	spec := hraSpec(0, 20)
+	spec.Repositories = []string{"octo/app"}
+	spec.ReconcilePeriod = 5 * time.Minute
+	spec.Capacity = []v1alpha1.CapacityReservation{
+		{EffectiveTime: metav1.NewTime(start.Add(-time.Minute)), ExpirationTime: metav1.NewTime(start.Add(29 * time.Minute)), Replicas: 3},
+	}
+	var asked []activities.QueuedJobsInput
+	at.env.OnActivity(gh.ListQueuedJobs, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.QueuedJobsInput) (activities.QueuedJobsOutput, error) {
+			asked = append(asked, in)
+			return activities.QueuedJobsOutput{OpenRuns: []int64{10, 20, 30}}, nil
+		})
+	at.env.RegisterDelayedCallback(func() { require.Equal(t, 3, at.scales[0].replicas, "ARC's three reservations") }, time.Second)
+	at.finish(time.Minute, spec)
+	require.NotEmpty(t, asked)
+	require.False(t, asked[0].Running)
 }

@@ -32,8 +32,8 @@ func TestHelmTemporalTLSPathsPointIntoTheMountedSecret(t *testing.T) {
 		require.NoError(t, err, out)
 	}
 	rendered := runHelm(t, ctx, "template", "arcflow", filepath.Join(repoRoot(t), "deploy", "helm", "arcflow"), "--namespace", ns,
-		"--set", "temporal.tls.enabled=true", "--set", "temporal.tls.secretName=temporal-tls",
-		"--set", "temporal.apiKeySecretName=temporal-api-key")
+		"--set", "temporal.address=example.tmprl.cloud:7233", "--set", "temporal.tls.enabled=true",
+		"--set", "temporal.tls.secretName=temporal-tls", "--set", "temporal.apiKeySecretName=temporal-api-key")
 	kube, err := stack.Kube()
 	require.NoError(t, err)
 

@@ -51,7 +51,8 @@ func TestHelmChartRendersAndApplies(t *testing.T) {
 		"everything on": {
 			"--set", "authSecret.create=true", "--set", "authSecret.github_app_id=1", "--set", "authSecret.github_app_installation_id=2",
 			"--set", "authSecret.github_app_private_key=key", "--set", "githubWebhookServer.secret.create=true",
-			"--set", "githubWebhookServer.secret.github_webhook_secret_token=s3cret", "--set", "temporal.tls.enabled=true",
+			"--set", "githubWebhookServer.secret.github_webhook_secret_token=s3cret",
+			"--set", "temporal.address=example.tmprl.cloud:7233", "--set", "temporal.tls.enabled=true",
 			"--set", "temporal.tls.secretName=temporal-tls", "--set", "temporal.apiKeySecretName=temporal-api-key",
 			"--set", "scope.singleNamespace=true", "--set", "runner.image=example/runner:1",
 			// ARC's Lease in the release's namespace, so the guard's Role
