@@ -30,9 +30,17 @@ type chaosRun struct {
 	// Kills so far, read by the progress line while the killers run.
 	temporalKills, workerKills, webhookKills atomic.Int64
 
+	// temporalMu keeps a Temporal kill and the loss of its store apart.
+	temporalMu sync.Mutex
+
 	mu                sync.Mutex
 	temporalDowntimes []time.Duration
 	recoveries        []time.Duration
+	// followsLost counts runner activities caught by a worker kill whose
+	// history went with Temporal's store before they ran again.
+	followsLost int
+	// lost is the loss of Temporal's store, once it began (nil: not yet, or none).
+	lost *lostStore
 }
 
 // runChaosWorld runs the workload in its own namespace, with the kills when faults
@@ -43,7 +51,7 @@ func runChaosWorld(ctx context.Context, s *session, c chaosConfig, ns string, fa
 		Duplicate: c.duplicate, Reorder: c.reorder,
 		// Deliveries sent while the webhook or Temporal is down are lost, as on
 		// GitHub; the missed-webhook reconcile finds their jobs.
-		Env: []string{"ARCFLOW_RECONCILE_PERIOD=15s"},
+		Env: []string{"ARCFLOW_RECONCILE_PERIOD=15s", "ARCFLOW_WORKFLOW_CHECK_PERIOD=" + chaosWorkflowCheckPeriod.String()},
 	})
 	if err != nil {
 		return nil, err
@@ -77,6 +85,8 @@ func runChaosWorld(ctx context.Context, s *session, c chaosConfig, ns string, fa
 			go func() {
 				defer killers.Done()
 				every(chaosCtx, c.temporalEvery, 3, &run.temporalKills, func() error {
+					run.temporalMu.Lock()
+					defer run.temporalMu.Unlock()
 					killed := time.Now()
 					err := s.stack.RestartTemporal(chaosCtx)
 					run.mu.Lock()
@@ -84,6 +94,13 @@ func runChaosWorld(ctx context.Context, s *session, c chaosConfig, ns string, fa
 					run.mu.Unlock()
 					return err
 				})
+			}()
+		}
+		if c.loseStoreAt > 0 {
+			killers.Add(1)
+			go func() {
+				defer killers.Done()
+				run.loseStore(chaosCtx, s, w, c, start)
 			}()
 		}
 	}
@@ -132,11 +149,22 @@ func runChaosWorld(ctx context.Context, s *session, c chaosConfig, ns string, fa
 		waits = append(waits, j.StartedAt.Sub(j.CreatedAt))
 	}
 	run.waits = simworld.PercentilesOf(waits)
+	if run.lost != nil && run.lost.err == nil {
+		if err := run.lost.afterLoss(ctx, s.temporal, w); err != nil {
+			return nil, err
+		}
+	}
 	return run, nil
 }
 
 func (r *chaosRun) kills() string {
-	return fmt.Sprintf("Temporal server %d, worker %d, webhook %d", r.temporalKills.Load(), r.workerKills.Load(), r.webhookKills.Load())
+	k := fmt.Sprintf("Temporal server %d, worker %d, webhook %d", r.temporalKills.Load(), r.workerKills.Load(), r.webhookKills.Load())
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.lost != nil {
+		k += "; Temporal's store lost"
+	}
+	return k
 }
 
 // every calls fault at random intervals around mean until ctx ends, counting the
