@@ -98,7 +98,7 @@ func (r *chaosRun) report(c chaosConfig, base *finalCounts, server string) (stri
 		{"every job completed", r.final.failed == 0 && r.final.succeeded == c.jobs, fmt.Sprintf("%d of %d succeeded", r.final.succeeded, c.jobs)},
 		{"no pod deleted while its runner was busy", len(r.violations) == 0, strings.Join(append([]string{fmt.Sprint(len(r.violations))}, r.violations...), "; ")},
 		{"no job interrupted", r.interrupted == 0, fmt.Sprint(r.interrupted)},
-		{"no orphan pod, Secret or registered runner after the drain", r.drainErr == nil && r.final.orphans() == 0, r.final.orphanText()},
+		{"no orphan pod, Secret or registered runner after the drain", r.drainErr == nil && r.final.orphans() == 0, r.drainText()},
 	}
 	if base != nil {
 		checks = append(checks, chaosCheck{"final counts equal the undisturbed run's", *base == r.final, fmt.Sprintf("chaos: %s; undisturbed: %s", r.final, *base)})
@@ -133,6 +133,13 @@ func (r *chaosRun) report(c chaosConfig, base *finalCounts, server string) (stri
 		fmt.Fprintf(&b, "| undisturbed run: final counts | %s |\n", *base)
 	}
 	return b.String(), pass
+}
+
+func (r *chaosRun) drainText() string {
+	if r.drainErr != nil {
+		return r.final.orphanText() + "; " + r.drainErr.Error()
+	}
+	return r.final.orphanText()
 }
 
 func durations(ds []time.Duration) string {

@@ -123,10 +123,8 @@ func runChaosWorld(ctx context.Context, s *session, c chaosConfig, ns string, fa
 		return nil, err
 	}
 	run.allDone = time.Since(start)
-	for _, p := range append(append([]*simworld.Process{}, w.Webhooks...), w.Workers...) {
-		if !p.Running() {
-			return nil, fmt.Errorf("%s is not running: it did not come back after its last kill, or died", p.Name)
-		}
+	if err := deadPart(w); err != nil {
+		return nil, fmt.Errorf("%w: it did not come back after its last kill, or died", err)
 	}
 	step("draining: waiting for the last runners to go and the scale-down delay to pass")
 	drainStart := time.Now()
@@ -134,10 +132,18 @@ func runChaosWorld(ctx context.Context, s *session, c chaosConfig, ns string, fa
 	// last runners: the counts are final when both statuses say 0. A runner the
 	// pool never let go of would keep the RunnerDeployment's count up and fail
 	// the drain.
+	// Nothing kills a part now: one that dies fails the drain at once, saying how.
+	var died error
 	run.drainErr = waitFor(ctx, 5*time.Minute, "no runner pod, Secret or registered runner, and the autoscaler and the RunnerDeployment back at 0", func() bool {
+		if died = deadPart(w); died != nil {
+			return true
+		}
 		f, err := readFinalCounts(ctx, s, w)
 		return err == nil && f.orphans() == 0 && f.desired == "0" && f.replicas == "0"
 	})
+	if died != nil {
+		run.drainErr = fmt.Errorf("during the drain: %w", died)
+	}
 	run.drained = time.Since(drainStart)
 	if run.final, err = readFinalCounts(ctx, s, w); err != nil {
 		return nil, err
@@ -155,6 +161,17 @@ func runChaosWorld(ctx context.Context, s *session, c chaosConfig, ns string, fa
 		}
 	}
 	return run, nil
+}
+
+// deadPart names a worker or webhook process that is not running, and how it
+// ended.
+func deadPart(w *simworld.World) error {
+	for _, p := range append(append([]*simworld.Process{}, w.Webhooks...), w.Workers...) {
+		if state := p.ExitState(); state != "" {
+			return fmt.Errorf("%s is not running (%s)", p.Name, state)
+		}
+	}
+	return nil
 }
 
 func (r *chaosRun) kills() string {
