@@ -122,7 +122,7 @@ func (r *chaosRun) report(c chaosConfig, base *finalCounts, server string) (stri
 	}
 	b.WriteString("\n| Figure | Value |\n|---|---|\n")
 	fmt.Fprintf(&b, "| Temporal server back (health check) after a kill, each | %s |\n", durations(r.temporalDowntimes))
-	fmt.Fprintf(&b, "| worker kill → its runner activity running again on a replica, p50 / max (%d measured; %d not, their history lost with the store) | %s |\n", len(r.recoveries), r.followsLost, recoverySummary(r.recoveries))
+	fmt.Fprintf(&b, "| worker kill → its runner activity running again on a replica, p50 / max (%d measured; %d more lost their history with the store) | %s |\n", len(r.recoveries), r.followsLost, recoverySummary(r.recoveries))
 	fmt.Fprintf(&b, "| deliveries: events, posted, accepted, failed (webhook or Temporal down), duplicated, reordered | %d, %d, %d, %d, %d, %d |\n",
 		r.stats.Events, r.stats.Posted, r.stats.Accepted, r.stats.Failed, r.stats.Duplicated, r.stats.Reordered)
 	r.lostFigures(&b)

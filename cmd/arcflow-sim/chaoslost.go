@@ -70,6 +70,7 @@ func (r *chaosRun) loseStore(ctx context.Context, s *session, w *simworld.World,
 	l.lostAt = time.Now()
 	l.at = l.lostAt.Sub(start)
 	r.setLost(l) // follow() needs lostAt from here on
+	r.storeLost.Store(true)
 	err = s.stack.LoseTemporalStore(ctx)
 	back := time.Since(l.lostAt)
 	var rebuilt time.Duration

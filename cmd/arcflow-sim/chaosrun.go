@@ -29,6 +29,8 @@ type chaosRun struct {
 	allDone, drained         time.Duration
 	// Kills so far, read by the progress line while the killers run.
 	temporalKills, workerKills, webhookKills atomic.Int64
+	// storeLost: Temporal's store was lost (lost has the details, under mu).
+	storeLost atomic.Bool
 
 	// temporalMu keeps a Temporal kill and the loss of its store apart.
 	temporalMu sync.Mutex
@@ -176,9 +178,7 @@ func deadPart(w *simworld.World) error {
 
 func (r *chaosRun) kills() string {
 	k := fmt.Sprintf("Temporal server %d, worker %d, webhook %d", r.temporalKills.Load(), r.workerKills.Load(), r.webhookKills.Load())
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.lost != nil {
+	if r.storeLost.Load() {
 		k += "; Temporal's store lost"
 	}
 	return k
