@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
 	"github.com/arcflow/arcflow/internal/simworld"
@@ -49,8 +50,9 @@ func (r *recoveryWatch) runningOn(ctx context.Context, pid int) []simworld.Start
 }
 
 // follow records when an activity the killed worker ran ran again on any
-// worker (simworld.Rerun says how it is seen). One that finished before the kill
-// was not retried and is not counted.
+// worker (simworld.Rerun says how it is seen, in the run it was seen in). One
+// that finished before the kill was not retried and is not counted; one whose
+// run went with a lost store is counted in followsLost.
 func (r *recoveryWatch) follow(ctx context.Context, a simworld.StartedActivity, killed time.Time) {
 	anyWorker := func(string) bool { return true }
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -66,6 +68,15 @@ func (r *recoveryWatch) follow(ctx context.Context, a simworld.StartedActivity, 
 		}
 		at, _, err := simworld.Rerun(ctx, r.temporal, a, anyWorker)
 		if errors.Is(err, simworld.ErrNotRetried) {
+			return
+		}
+		var gone *serviceerror.NotFound
+		if errors.As(err, &gone) && r.run.lostSince(killed) {
+			// Its history went with Temporal's store: whether it ran again is
+			// no longer known, so it is counted apart, not as a recovery.
+			r.run.mu.Lock()
+			r.run.followsLost++
+			r.run.mu.Unlock()
 			return
 		}
 		if err != nil || at.IsZero() {

@@ -29,10 +29,20 @@ type chaosRun struct {
 	allDone, drained         time.Duration
 	// Kills so far, read by the progress line while the killers run.
 	temporalKills, workerKills, webhookKills atomic.Int64
+	// storeLost: Temporal's store was lost (lost has the details, under mu).
+	storeLost atomic.Bool
+
+	// temporalMu keeps a Temporal kill and the loss of its store apart.
+	temporalMu sync.Mutex
 
 	mu                sync.Mutex
 	temporalDowntimes []time.Duration
 	recoveries        []time.Duration
+	// followsLost counts runner activities caught by a worker kill whose
+	// history went with Temporal's store before they ran again.
+	followsLost int
+	// lost is the loss of Temporal's store, once it began (nil: not yet, or none).
+	lost *lostStore
 }
 
 // runChaosWorld runs the workload in its own namespace, with the kills when faults
@@ -43,7 +53,7 @@ func runChaosWorld(ctx context.Context, s *session, c chaosConfig, ns string, fa
 		Duplicate: c.duplicate, Reorder: c.reorder,
 		// Deliveries sent while the webhook or Temporal is down are lost, as on
 		// GitHub; the missed-webhook reconcile finds their jobs.
-		Env: []string{"ARCFLOW_RECONCILE_PERIOD=15s"},
+		Env: []string{"ARCFLOW_RECONCILE_PERIOD=15s", "ARCFLOW_WORKFLOW_CHECK_PERIOD=" + chaosWorkflowCheckPeriod.String()},
 	})
 	if err != nil {
 		return nil, err
@@ -77,6 +87,8 @@ func runChaosWorld(ctx context.Context, s *session, c chaosConfig, ns string, fa
 			go func() {
 				defer killers.Done()
 				every(chaosCtx, c.temporalEvery, 3, &run.temporalKills, func() error {
+					run.temporalMu.Lock()
+					defer run.temporalMu.Unlock()
 					killed := time.Now()
 					err := s.stack.RestartTemporal(chaosCtx)
 					run.mu.Lock()
@@ -84,6 +96,13 @@ func runChaosWorld(ctx context.Context, s *session, c chaosConfig, ns string, fa
 					run.mu.Unlock()
 					return err
 				})
+			}()
+		}
+		if c.loseStoreAt > 0 {
+			killers.Add(1)
+			go func() {
+				defer killers.Done()
+				run.loseStore(chaosCtx, s, w, c, start)
 			}()
 		}
 	}
@@ -106,10 +125,8 @@ func runChaosWorld(ctx context.Context, s *session, c chaosConfig, ns string, fa
 		return nil, err
 	}
 	run.allDone = time.Since(start)
-	for _, p := range append(append([]*simworld.Process{}, w.Webhooks...), w.Workers...) {
-		if !p.Running() {
-			return nil, fmt.Errorf("%s is not running: it did not come back after its last kill, or died", p.Name)
-		}
+	if err := deadPart(w); err != nil {
+		return nil, fmt.Errorf("%w: it did not come back after its last kill, or died", err)
 	}
 	step("draining: waiting for the last runners to go and the scale-down delay to pass")
 	drainStart := time.Now()
@@ -117,10 +134,18 @@ func runChaosWorld(ctx context.Context, s *session, c chaosConfig, ns string, fa
 	// last runners: the counts are final when both statuses say 0. A runner the
 	// pool never let go of would keep the RunnerDeployment's count up and fail
 	// the drain.
+	// Nothing kills a part now: one that dies fails the drain at once, saying how.
+	var died error
 	run.drainErr = waitFor(ctx, 5*time.Minute, "no runner pod, Secret or registered runner, and the autoscaler and the RunnerDeployment back at 0", func() bool {
+		if died = deadPart(w); died != nil {
+			return true
+		}
 		f, err := readFinalCounts(ctx, s, w)
 		return err == nil && f.orphans() == 0 && f.desired == "0" && f.replicas == "0"
 	})
+	if died != nil {
+		run.drainErr = fmt.Errorf("during the drain: %w", died)
+	}
 	run.drained = time.Since(drainStart)
 	if run.final, err = readFinalCounts(ctx, s, w); err != nil {
 		return nil, err
@@ -132,11 +157,31 @@ func runChaosWorld(ctx context.Context, s *session, c chaosConfig, ns string, fa
 		waits = append(waits, j.StartedAt.Sub(j.CreatedAt))
 	}
 	run.waits = simworld.PercentilesOf(waits)
+	if run.lost != nil && run.lost.err == nil {
+		if err := run.lost.afterLoss(ctx, s.temporal, w); err != nil {
+			return nil, err
+		}
+	}
 	return run, nil
 }
 
+// deadPart names a worker or webhook process that is not running, and how it
+// ended.
+func deadPart(w *simworld.World) error {
+	for _, p := range append(append([]*simworld.Process{}, w.Webhooks...), w.Workers...) {
+		if state := p.ExitState(); state != "" {
+			return fmt.Errorf("%s is not running (%s)", p.Name, state)
+		}
+	}
+	return nil
+}
+
 func (r *chaosRun) kills() string {
-	return fmt.Sprintf("Temporal server %d, worker %d, webhook %d", r.temporalKills.Load(), r.workerKills.Load(), r.webhookKills.Load())
+	k := fmt.Sprintf("Temporal server %d, worker %d, webhook %d", r.temporalKills.Load(), r.workerKills.Load(), r.webhookKills.Load())
+	if r.storeLost.Load() {
+		k += "; Temporal's store lost"
+	}
+	return k
 }
 
 // every calls fault at random intervals around mean until ctx ends, counting the

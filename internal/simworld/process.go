@@ -123,6 +123,22 @@ func (p *Process) Running() bool {
 	}
 }
 
+// ExitState says how the process ended, as os.ProcessState tells it ("signal:
+// killed", "exit status 1"), or "" while it runs.
+func (p *Process) ExitState() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		return "not started"
+	}
+	select {
+	case <-p.exited:
+		return p.cmd.ProcessState.String()
+	default:
+		return ""
+	}
+}
+
 // Pid is the running process's ID, 0 when it is not running. arcflow's worker
 // names itself by it: "<pid>@<host>@" to Temporal, "<host>-<pid>" in the Lease.
 func (p *Process) Pid() int {

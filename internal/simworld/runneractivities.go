@@ -16,8 +16,12 @@ import (
 // StartedActivity is an activity attempt a worker has started and not finished.
 type StartedActivity struct {
 	WorkflowID, ActivityID, ActivityType string
-	Attempt                              int32
-	StartedAt                            time.Time
+	// RunID is the workflow's run: Rerun reads that run only, so a workflow of
+	// the same ID started after Temporal lost its store is not taken for it
+	// (Rerun then fails with serviceerror.NotFound).
+	RunID     string
+	Attempt   int32
+	StartedAt time.Time
 	// WorkerIdentity is the SDK's "<pid>@<host>@" of the worker running it.
 	WorkerIdentity string
 	// InWorkflowTask: a runner of RunnerRevisionLocal makes its calls as local
@@ -43,28 +47,28 @@ func StartedRunnerActivities(ctx context.Context, tc client.Client, namespace st
 	prefix := "runner/" + namespace + "/"
 	var out []StartedActivity
 	for _, e := range list.GetExecutions() {
-		id := e.GetExecution().GetWorkflowId()
+		id, runID := e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId()
 		if !strings.HasPrefix(id, prefix) {
 			continue
 		}
-		desc, err := tc.DescribeWorkflowExecution(ctx, id, "")
+		desc, err := tc.DescribeWorkflowExecution(ctx, id, runID)
 		if err != nil {
 			continue // closed since it was listed
 		}
 		if task := desc.GetPendingWorkflowTask(); task.GetState() == enumspb.PENDING_WORKFLOW_TASK_STATE_STARTED {
-			identity, err := taskStartedIdentity(ctx, tc, id)
+			identity, err := taskStartedIdentity(ctx, tc, id, runID)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, StartedActivity{
-				WorkflowID: id, ActivityType: "workflow task (local activities)", Attempt: task.GetAttempt(),
+				WorkflowID: id, RunID: runID, ActivityType: "workflow task (local activities)", Attempt: task.GetAttempt(),
 				StartedAt: task.GetStartedTime().AsTime(), WorkerIdentity: identity, InWorkflowTask: true,
 			})
 		}
 		for _, a := range desc.GetPendingActivities() {
 			if a.GetState() == enumspb.PENDING_ACTIVITY_STATE_STARTED {
 				out = append(out, StartedActivity{
-					WorkflowID: id, ActivityID: a.GetActivityId(), ActivityType: a.GetActivityType().GetName(),
+					WorkflowID: id, RunID: runID, ActivityID: a.GetActivityId(), ActivityType: a.GetActivityType().GetName(),
 					Attempt: a.GetAttempt(), StartedAt: a.GetLastStartedTime().AsTime(), WorkerIdentity: a.GetLastWorkerIdentity(),
 				})
 			}
@@ -86,7 +90,7 @@ func Rerun(ctx context.Context, tc client.Client, a StartedActivity, by func(ide
 	if a.InWorkflowTask {
 		return rerunTask(ctx, tc, a, by)
 	}
-	desc, err := tc.DescribeWorkflowExecution(ctx, a.WorkflowID, "")
+	desc, err := tc.DescribeWorkflowExecution(ctx, a.WorkflowID, a.RunID)
 	if err != nil {
 		return time.Time{}, "", fmt.Errorf("describe %s: %w", a.WorkflowID, err)
 	}
@@ -100,7 +104,7 @@ func Rerun(ctx context.Context, tc client.Client, a StartedActivity, by func(ide
 		return time.Time{}, "", nil // still pending: not retried yet, or retried and not yet started
 	}
 	// No longer pending: it completed. Find which attempt completed it.
-	events, err := historyOf(ctx, tc, a.WorkflowID, "")
+	events, err := historyOf(ctx, tc, a.WorkflowID, a.RunID)
 	if err != nil {
 		return time.Time{}, "", err
 	}
@@ -128,8 +132,8 @@ func Rerun(ctx context.Context, tc client.Client, a StartedActivity, by func(ide
 
 // taskStartedIdentity is the identity of the worker that started a workflow's
 // latest workflow task, from its history.
-func taskStartedIdentity(ctx context.Context, tc client.Client, workflowID string) (string, error) {
-	events, err := historyOf(ctx, tc, workflowID, "")
+func taskStartedIdentity(ctx context.Context, tc client.Client, workflowID, runID string) (string, error) {
+	events, err := historyOf(ctx, tc, workflowID, runID)
 	if err != nil {
 		return "", err
 	}
@@ -146,7 +150,7 @@ func taskStartedIdentity(ctx context.Context, tc client.Client, workflowID strin
 // (a retried task is recorded only then). Its local activities ran in it again.
 // The task seen running having completed means it was not caught by the kill.
 func rerunTask(ctx context.Context, tc client.Client, a StartedActivity, by func(identity string) bool) (time.Time, string, error) {
-	events, err := historyOf(ctx, tc, a.WorkflowID, "")
+	events, err := historyOf(ctx, tc, a.WorkflowID, a.RunID)
 	if err != nil {
 		return time.Time{}, "", err
 	}

@@ -59,8 +59,14 @@ type Stack struct {
 	procs    []*process
 	detached bool
 	ownsDir  bool
-	// temporalDurable: the Temporal server keeps its state across a restart.
-	temporalDurable bool
+	// temporalMu serializes RestartTemporal and LoseTemporalStore: one kill of
+	// the server at a time, each held until the server serves again.
+	temporalMu sync.Mutex
+	// temporalStore is the dev server's SQLite file; empty for one in memory
+	// or for the cluster.
+	temporalStore string
+	// temporalCluster: temporal-server on PostgreSQL rather than the dev server.
+	temporalCluster bool
 }
 
 // Start brings up what opts asks for. On error, whatever was started is stopped.
@@ -87,10 +93,9 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 	if err == nil && opts.Temporal {
 		switch opts.TemporalServer {
 		case "", TemporalDev:
-			s.temporalDurable = opts.TemporalDB
 			err = s.startTemporal(ctx, tools, opts)
 		case TemporalCluster:
-			s.temporalDurable = true
+			s.temporalCluster = true
 			err = s.startTemporalCluster(ctx, tools, opts)
 		default:
 			err = fmt.Errorf("unknown Temporal server %q: want %q or %q", opts.TemporalServer, TemporalDev, TemporalCluster)

@@ -39,7 +39,8 @@ func (s *Stack) startTemporal(ctx context.Context, tools string, opts Options) e
 	}
 	if opts.TemporalDB {
 		// SQLite keeps workflows across a restart; WAL makes it about 3x faster.
-		args = append(args, "--db-filename="+filepath.Join(s.Dir, "temporal.db"),
+		s.temporalStore = filepath.Join(s.Dir, "temporal.db")
+		args = append(args, "--db-filename="+s.temporalStore,
 			"--sqlite-pragma=journal_mode=wal", "--sqlite-pragma=synchronous=normal")
 	}
 	names := make([]string, 0, len(opts.SearchAttributes))

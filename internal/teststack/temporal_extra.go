@@ -2,9 +2,7 @@ package teststack
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -71,10 +69,8 @@ func (t *ExtraTemporal) LoseStore(ctx context.Context) error {
 	if err := t.Stop(); err != nil {
 		return err
 	}
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if err := os.Remove(t.db + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("lose Temporal's store: %w", err)
-		}
+	if err := removeSQLite(t.db); err != nil {
+		return fmt.Errorf("lose Temporal's store: %w", err)
 	}
 	fresh, err := t.proc.restart()
 	if err != nil {
