@@ -97,18 +97,10 @@ func (a *autoscalerRun) reconcileByRun(ctx workflow.Context) {
 		if _, spilled := a.state.Spilled[id]; spilled {
 			continue // reserved where it was passed on
 		}
-		var run int64
-		if i < len(out.QueuedRuns) {
-			run = out.QueuedRuns[i]
-		}
-		a.state.Reservations.Apply(contract.JobEvent{JobID: id, RunID: run, Action: "queued"}, now, spec.TriggerDuration)
+		a.state.Reservations.Apply(contract.JobEvent{JobID: id, RunID: runAt(out.QueuedRuns, i), Action: "queued"}, now, spec.TriggerDuration)
 	}
 	for i, id := range out.InProgress {
-		var run int64
-		if i < len(out.InProgressRuns) {
-			run = out.InProgressRuns[i]
-		}
-		a.state.Reservations.Apply(contract.JobEvent{JobID: id, RunID: run, Action: "queued"}, now, spec.TriggerDuration)
+		a.state.Reservations.Apply(contract.JobEvent{JobID: id, RunID: runAt(out.InProgressRuns, i), Action: "queued"}, now, spec.TriggerDuration)
 	}
 	open := map[int64]bool{}
 	for _, run := range out.OpenRuns {
@@ -124,4 +116,12 @@ func (a *autoscalerRun) reconcileByRun(ctx workflow.Context) {
 	}
 	workflow.GetLogger(ctx).Info("reconciled", "hra", spec.Name, "github_calls", out.Calls, "unknown_queued_jobs", len(out.Queued),
 		"running_jobs_reserved", len(out.InProgress), "reservations_released", released)
+}
+
+// runAt is runs[i], the run of the i-th job listed, or 0 when not given.
+func runAt(runs []int64, i int) int64 {
+	if i < len(runs) {
+		return runs[i]
+	}
+	return 0
 }

@@ -38,27 +38,11 @@ func (s *Stack) startTemporal(ctx context.Context, tools string, opts Options) e
 		args = append(args, "--headless")
 	}
 	if opts.TemporalDB {
-		// SQLite keeps workflows across a restart; WAL makes it about 3x faster.
 		s.temporalStore = filepath.Join(s.Dir, "temporal.db")
-		args = append(args, "--db-filename="+s.temporalStore,
-			"--sqlite-pragma=journal_mode=wal", "--sqlite-pragma=synchronous=normal")
+		args = append(args, sqliteStoreFlags(s.temporalStore)...)
 	}
-	names := make([]string, 0, len(opts.SearchAttributes))
-	for name := range opts.SearchAttributes {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		args = append(args, "--search-attribute="+name+"="+opts.SearchAttributes[name])
-	}
-	keys := make([]string, 0, len(opts.TemporalDynamicConfig))
-	for key := range opts.TemporalDynamicConfig {
-		keys = append(keys, key)
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
-		args = append(args, "--dynamic-config-value="+key+"="+opts.TemporalDynamicConfig[key])
-	}
+	args = append(args, keyValueFlags("--search-attribute", opts.SearchAttributes)...)
+	args = append(args, keyValueFlags("--dynamic-config-value", opts.TemporalDynamicConfig)...)
 	if err := s.start("temporal", bin, args...); err != nil {
 		return err
 	}
@@ -66,13 +50,39 @@ func (s *Stack) startTemporal(ctx context.Context, tools string, opts Options) e
 	return s.waitTemporalServing(ctx, 60*time.Second)
 }
 
+// sqliteStoreFlags keep the dev server's state in a SQLite file, so workflows
+// survive a restart; WAL makes it about 3x faster.
+func sqliteStoreFlags(db string) []string {
+	return []string{"--db-filename=" + db, "--sqlite-pragma=journal_mode=wal", "--sqlite-pragma=synchronous=normal"}
+}
+
+// keyValueFlags are flag=key=value for each entry of m, in key order.
+func keyValueFlags(flag string, m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for key := range m {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	flags := make([]string, 0, len(keys))
+	for _, key := range keys {
+		flags = append(flags, flag+"="+key+"="+m[key])
+	}
+	return flags
+}
+
 func (s *Stack) waitTemporalServing(ctx context.Context, timeout time.Duration) error {
+	return waitTemporalServing(ctx, s.TemporalAddress, s.anyExited, timeout)
+}
+
+// waitTemporalServing waits until the Temporal server at address answers its
+// health check; exited reports a server process that died meanwhile.
+func waitTemporalServing(ctx context.Context, address string, exited func() error, timeout time.Duration) error {
 	// Nothing announces that the server is serving; retry the health check.
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		if err := s.anyExited(); err != nil {
+		if err := exited(); err != nil {
 			return false, err
 		}
-		c, err := client.Dial(client.Options{HostPort: s.TemporalAddress, Logger: quietLogger{}})
+		c, err := client.Dial(client.Options{HostPort: address, Logger: quietLogger{}})
 		if err != nil {
 			return false, nil
 		}
@@ -81,7 +91,7 @@ func (s *Stack) waitTemporalServing(ctx context.Context, timeout time.Duration) 
 		return err == nil, nil
 	})
 	if err != nil {
-		return fmt.Errorf("temporal server not serving at %s: %w", s.TemporalAddress, err)
+		return fmt.Errorf("temporal server not serving at %s: %w", address, err)
 	}
 	return nil
 }

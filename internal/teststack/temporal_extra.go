@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -17,7 +16,6 @@ import (
 type ExtraTemporal struct {
 	// Address is its frontend, host:port.
 	Address string
-	stack   *Stack
 	db      string
 	proc    *process
 }
@@ -41,20 +39,12 @@ func (s *Stack) StartExtraTemporal(ctx context.Context, name string, searchAttri
 	if err != nil {
 		return nil, err
 	}
-	t := &ExtraTemporal{stack: s, db: filepath.Join(s.Dir, name+".db"), Address: "127.0.0.1:" + strconv.Itoa(ports[0])}
+	t := &ExtraTemporal{db: filepath.Join(s.Dir, name+".db"), Address: "127.0.0.1:" + strconv.Itoa(ports[0])}
 	args := []string{
 		"server", "start-dev", "--ip=127.0.0.1", "--headless", "--log-level=warn",
 		"--port=" + strconv.Itoa(ports[0]), "--http-port=" + strconv.Itoa(ports[1]), "--metrics-port=" + strconv.Itoa(ports[2]),
-		"--db-filename=" + t.db, "--sqlite-pragma=journal_mode=wal", "--sqlite-pragma=synchronous=normal",
 	}
-	names := make([]string, 0, len(searchAttributes))
-	for n := range searchAttributes {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		args = append(args, "--search-attribute="+n+"="+searchAttributes[n])
-	}
+	args = append(append(args, sqliteStoreFlags(t.db)...), keyValueFlags("--search-attribute", searchAttributes)...)
 	t.proc, err = startProcess(s.Dir, s.Dir, 90+int(extraTemporals.Add(1)), name, false, nil, bin, args...)
 	if err != nil {
 		return nil, err
@@ -95,6 +85,5 @@ func (t *ExtraTemporal) Stop() error {
 }
 
 func (t *ExtraTemporal) waitServing(ctx context.Context) error {
-	probe := &Stack{TemporalAddress: t.Address, procs: []*process{t.proc}}
-	return probe.waitTemporalServing(ctx, time.Minute)
+	return waitTemporalServing(ctx, t.Address, t.proc.exitedEarly, time.Minute)
 }
