@@ -33,6 +33,7 @@ func TestAllInOneProcessScalesFromASignedDelivery(t *testing.T) {
 	const ns = "all-in-one"
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
+	endLeftoverWorkflows(t, ctx) // its process polls the shared task queue
 	require.NoError(t, stack.InstallCRDs(ctx, filepath.Join(repoRoot(t), "deploy", "crds")))
 	createNamespace(t, ctx, ns)
 	kube, err := stack.Kube()
@@ -116,6 +117,11 @@ func TestAllInOneProcessScalesFromASignedDelivery(t *testing.T) {
 	}
 	t.Logf("arcflow all: one job scaled and ran in %v; resident %d MiB now, peak %d MiB",
 		time.Since(start).Round(time.Millisecond), procStatusMiB(t, all, "VmRSS:"), procStatusMiB(t, all, "VmHWM:"))
+
+	// The runner that ran the job goes while the process runs: the drain
+	// after the SIGTERM below has no worker left to remove it.
+	require.Eventually(t, func() bool { return len(podNames(t, ns)) == 0 && len(gh.Runners()) == 0 },
+		60*time.Second, 200*time.Millisecond, "the runner that ran the job is gone")
 
 	// SIGTERM: both parts stop and the process exits 0.
 	require.NoError(t, all.cmd.Process.Signal(syscall.SIGTERM))

@@ -156,6 +156,9 @@ func startFakeGitHub(t *testing.T) *fake.Server {
 // follows one signed queued delivery to a registered runner; at the end it
 // deletes them and waits for the drain, still under the installed RBAC.
 func runInstalled(t *testing.T, ctx context.Context, img *unpackedImage, gh *fake.Server, system, workerName, webhookName, runners string) {
+	// The installed worker polls the shared task queue: an earlier test's
+	// workflow left running would act under this RBAC, which may not reach it.
+	endLeftoverWorkflows(t, ctx)
 	kube, err := stack.Kube()
 	require.NoError(t, err)
 	_, _ = stack.Kubectl(ctx, "create", "namespace", runners) // the Helm test made it before its install
