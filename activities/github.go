@@ -28,6 +28,8 @@ type GitHub struct {
 	Registry    RunnerRegistry
 	Jobs        JobLister
 	Credentials CredentialSets
+	// Reruns re-runs jobs lost to infrastructure (rerun.go).
+	Reruns JobRerunner
 
 	// knownRuns are the runs the process's autoscalers knew at their last
 	// reconcile (knownruns.go).

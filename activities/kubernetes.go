@@ -25,6 +25,8 @@ type Kubernetes struct {
 	Tokens      RunnerRegistry
 	Credentials CredentialSets
 	Defaults    PodDefaults
+	// LostJobs counts jobs lost to infrastructure (nil: not counted).
+	LostJobs *LostJobMetrics
 
 	accounts   kubernetesModeAccounts
 	poolTokens poolTokens
@@ -186,6 +188,8 @@ type PodState struct {
 	// Unschedulable: the scheduler found no node for the pod (PodScheduled=False,
 	// reason Unschedulable).
 	Unschedulable bool `json:",omitempty"`
+	// Cause says what took the pod away, when Kubernetes told (LossCause).
+	Cause string `json:",omitempty"`
 }
 
 // Exited reports a pod whose runner can no longer run: finished, failed, deleted
@@ -211,6 +215,7 @@ func PodStateOf(pod *corev1.Pod) PodState {
 			s.Unschedulable = true
 		}
 	}
+	s.Cause = LossCause(pod)
 	// A StatefulSet restarts an exited runner container (restartPolicy Always); its
 	// first exit is the runner's end, as Succeeded or Failed would be for a pod.
 	for _, c := range pod.Status.ContainerStatuses {

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 )
 
 // WorkflowSignal is one signal to send to a running workflow.
@@ -30,6 +33,32 @@ func (w *Workflows) SignalWorkflow(ctx context.Context, s WorkflowSignal) error 
 	}
 	if err != nil {
 		return fmt.Errorf("signal %s to %s: %w", s.Name, s.WorkflowID, err)
+	}
+	return nil
+}
+
+// WorkflowSignalStart signals a workflow, starting it first when none of its
+// ID runs (one that closed is started again).
+type WorkflowSignalStart struct {
+	Start  WorkflowStart
+	Signal string
+	Arg    json.RawMessage
+}
+
+// SignalWithStartWorkflow sends a signal with start. A retry after a lost
+// answer signals again: the receiver must take a repeat calmly.
+func (w *Workflows) SignalWithStartWorkflow(ctx context.Context, s WorkflowSignalStart) error {
+	var attrs []temporal.SearchAttributeUpdate
+	for name, value := range s.Start.Keywords {
+		attrs = append(attrs, temporal.NewSearchAttributeKeyKeyword(name).ValueSet(value))
+	}
+	_, err := w.Client.SignalWithStartWorkflow(ctx, s.Start.ID, s.Signal, s.Arg, client.StartWorkflowOptions{
+		ID: s.Start.ID, TaskQueue: s.Start.TaskQueue, Memo: s.Start.Memo,
+		TypedSearchAttributes: temporal.NewSearchAttributes(attrs...),
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+	}, s.Start.Type, s.Start.Input)
+	if err != nil {
+		return fmt.Errorf("signal %s with start to %s: %w", s.Signal, s.Start.ID, err)
 	}
 	return nil
 }

@@ -116,6 +116,8 @@ func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply r
 	case "completed":
 		event.RunnerName = job.GetRunnerName() // finishing: its pool stops counting it
 		event.StartedAt = job.GetStartedAt().Time
+		// What a re-run of a job lost to infrastructure needs (pool_lost.go).
+		event.JobName, event.RunAttempt, event.Conclusion = job.GetName(), int(job.GetRunAttempt()), job.GetConclusion()
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.SignalTimeout)
 	defer cancel()

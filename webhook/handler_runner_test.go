@@ -44,3 +44,23 @@ func TestInProgressDeliveryNamesItsBusyRunner(t *testing.T) {
 	require.Equal(t, int64(2202229078), ev.RunID)
 	require.Empty(t, ev.Overflow, "a start follows its job from the first autoscaler, as a completion does")
 }
+
+// A failed completion carries what a re-run of the job needs: its name, its
+// run and the run's attempt, and the conclusion (from GitHub's own payload).
+func TestFailedCompletionCarriesWhatAReRunNeeds(t *testing.T) {
+	rec := &recorder{}
+	s, _ := newTestServer(t, rec)
+	queued := fixture(t, "workflow_job.queued.payload.json")
+	require.Equal(t, http.StatusAccepted, deliver(s, "workflow_job", "d-queued", queued, sign(queued)).Code)
+	failed := fixture(t, "workflow_job.completed.failure.with-organization.payload.json")
+	resp := deliver(s, "workflow_job", "d-failed", failed, sign(failed))
+	require.Equal(t, http.StatusAccepted, resp.Code, resp.Body.String())
+	require.Len(t, rec.signals, 2)
+	ev := rec.signals[1]
+	require.Equal(t, "completed", ev.Action)
+	require.Equal(t, "failure", ev.Conclusion)
+	require.Equal(t, "linters", ev.JobName)
+	require.Equal(t, 1, ev.RunAttempt)
+	require.Equal(t, int64(289782451), ev.JobID)
+	require.Equal(t, int64(2202229078), ev.RunID)
+}

@@ -95,7 +95,8 @@ func (w *PodWatcher) Run(ctx context.Context, workers int) error {
 func (w *PodWatcher) enqueue(pod *corev1.Pod, old activities.PodState, deleted bool) {
 	cur := activities.PodStateOf(pod)
 	if deleted {
-		cur = activities.PodState{UID: string(pod.UID), ResourceVersion: "deleted/" + pod.ResourceVersion}
+		// The pod's last state may say what deleted it (the pod GC of a lost node).
+		cur = activities.PodState{UID: string(pod.UID), ResourceVersion: "deleted/" + pod.ResourceVersion, Cause: cur.Cause}
 	}
 	if signalWorthy(old, cur) {
 		w.queue.Add(podSignal{pod.Namespace, pod.Name, cur})

@@ -39,3 +39,18 @@ func TestOnlyChangesARunnerActsOnAreSignalled(t *testing.T) {
 		require.Equal(t, c.want, signalWorthy(c.old, c.cur), c.name)
 	}
 }
+
+// The pod GC marks a lost node's pod DisruptionTarget and then deletes it:
+// the deleted pod's signal carries that cause, for the runner to report.
+func TestADeletedPodsSignalCarriesItsLossCause(t *testing.T) {
+	w := NewPodWatcher(nil, nil, "", nil)
+	defer w.queue.ShutDown()
+	pod := fullPod(func(p *corev1.Pod) {
+		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.DisruptionTarget,
+			Status: corev1.ConditionTrue, Reason: "DeletionByPodGC"})
+	})
+	w.enqueue(pod, activities.PodStateOf(pod), true)
+	require.Equal(t, 1, w.queue.Len())
+	item, _ := w.queue.Get()
+	require.Equal(t, activities.PodState{UID: "uid-1", ResourceVersion: "deleted/42", Cause: activities.CauseNodeLost}, item.state)
+}

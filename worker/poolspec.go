@@ -50,6 +50,10 @@ func RunnerDeploymentPoolSpec(rd *v1alpha1.RunnerDeployment, runnerURL string) (
 	if err != nil {
 		return workflows.PoolSpec{}, err
 	}
+	reruns, err := v1alpha1.RerunLostJobs(rd.Annotations)
+	if err != nil {
+		return workflows.PoolSpec{}, err
+	}
 	hash, err := templateHash(withJIT(jit, tpl.Spec, tpl.Labels, tpl.Annotations)...)
 	if err != nil {
 		return workflows.PoolSpec{}, err
@@ -57,7 +61,7 @@ func RunnerDeploymentPoolSpec(rd *v1alpha1.RunnerDeployment, runnerURL string) (
 	return workflows.PoolSpec{
 		Namespace: rd.Namespace, Kind: v1alpha1.KindRunnerDeployment, Name: rd.Name, Generation: rd.Generation,
 		Replicas: rd.Spec.DesiredReplicas(), Ephemeral: tpl.Spec.IsEphemeral(), Scope: hraspec.ScopeOf(rd.Namespace, tpl.Spec.RunnerConfig),
-		TemplateHash: hash,
+		TemplateHash: hash, RerunLostJobs: reruns,
 		Runner: activities.RunnerPodInput{
 			Owner: owner(v1alpha1.KindRunnerDeployment, rd.ObjectMeta), Labels: tpl.Labels, Annotations: tpl.Annotations,
 			Spec: tpl.Spec, GitHubURL: runnerURL, JIT: jit,
@@ -70,6 +74,10 @@ func RunnerSetPoolSpec(rs *v1alpha1.RunnerSet, runnerURL string) (workflows.Pool
 	sts := rs.Spec.StatefulSetSpec
 	sts.Replicas = nil // scaling is the pool's business, not the template's
 	jit, err := v1alpha1.JITConfig(rs.Annotations, rs.Spec.IsEphemeral())
+	if err != nil {
+		return workflows.PoolSpec{}, err
+	}
+	reruns, err := v1alpha1.RerunLostJobs(rs.Annotations)
 	if err != nil {
 		return workflows.PoolSpec{}, err
 	}
@@ -88,7 +96,7 @@ func RunnerSetPoolSpec(rs *v1alpha1.RunnerSet, runnerURL string) (workflows.Pool
 		VolumeHash: volumeHash,
 		Namespace:  rs.Namespace, Kind: v1alpha1.KindRunnerSet, Name: rs.Name, Generation: rs.Generation,
 		Replicas: rs.Spec.DesiredReplicas(), Ephemeral: rs.Spec.IsEphemeral(), Scope: hraspec.ScopeOf(rs.Namespace, rs.Spec.RunnerConfig),
-		TemplateHash: hash,
+		TemplateHash: hash, RerunLostJobs: reruns,
 		Runner: activities.RunnerPodInput{
 			Owner: owner(v1alpha1.KindRunnerSet, rs.ObjectMeta), Labels: sts.Template.Labels, Annotations: sts.Template.Annotations,
 			Spec: activities.RunnerSetPodSpec(&rs.Spec), GitHubURL: runnerURL, StatefulSet: &sts, JIT: jit,

@@ -7,7 +7,7 @@ import (
 
 // SlimPod is the pod watcher's informer transform: it keeps of a runner pod only
 // what activities.PodStateOf reads (identity, deletion, phase, the Ready and
-// PodScheduled conditions, how containers ended) and drops the spec, labels, annotations, managedFields and
+// PodScheduled conditions, how containers ended, what took the pod away) and drops the spec, labels, annotations, managedFields and
 // the rest of the status. A runner pod's spec (two containers, their env, volumes)
 // is most of its size; the cache holds one per live runner.
 // It is idempotent, and passes anything but a pod through.
@@ -21,10 +21,10 @@ func SlimPod(obj any) (any, error) {
 			Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID, ResourceVersion: pod.ResourceVersion,
 			DeletionTimestamp: pod.DeletionTimestamp,
 		},
-		Status: corev1.PodStatus{Phase: pod.Status.Phase},
+		Status: corev1.PodStatus{Phase: pod.Status.Phase, Reason: pod.Status.Reason},
 	}
 	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady || c.Type == corev1.PodScheduled {
+		if c.Type == corev1.PodReady || c.Type == corev1.PodScheduled || c.Type == corev1.DisruptionTarget {
 			slim.Status.Conditions = append(slim.Status.Conditions, corev1.PodCondition{
 				Type: c.Type, Status: c.Status, Reason: c.Reason, LastTransitionTime: c.LastTransitionTime})
 		}

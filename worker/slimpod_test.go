@@ -62,6 +62,15 @@ func TestSlimPodKeepsWhatPodStateOfReads(t *testing.T) {
 			p.Status.ContainerStatuses[0].LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1}}
 		}),
 		"succeeded": fullPod(func(p *corev1.Pod) { p.Status.Phase = corev1.PodSucceeded }),
+		"its node lost": fullPod(func(p *corev1.Pod) {
+			p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+				Reason: "DeletionByPodGC", Message: "PodGC: node no longer exists"})
+		}),
+		"evicted by the kubelet": fullPod(func(p *corev1.Pod) { p.Status.Phase, p.Status.Reason = corev1.PodFailed, "Evicted" }),
+		"oom-killed": fullPod(func(p *corev1.Pod) {
+			p.Status.Phase = corev1.PodFailed
+			p.Status.ContainerStatuses[0].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "OOMKilled", ExitCode: 137}}
+		}),
 	} {
 		t.Run(name, func(t *testing.T) {
 			want := activities.PodStateOf(pod)

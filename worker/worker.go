@@ -34,6 +34,7 @@ func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub) sd
 	w.RegisterWorkflow(workflows.RunnerWorkflow)
 	w.RegisterWorkflow(workflows.PoolWorkflow)
 	w.RegisterWorkflow(workflows.AutoscalerWorkflow)
+	w.RegisterWorkflow(workflows.RerunWorkflow)
 	w.RegisterActivity(kube)
 	w.RegisterActivity(gh)
 	w.RegisterActivity(&activities.Workflows{Client: c})

@@ -192,7 +192,9 @@ func (a *autoscalerRun) applyPending(now time.Time) {
 // the pool could not be reached.
 func (a *autoscalerRun) sendScale(ctx workflow.Context, out DesiredOutput) bool {
 	s := &a.state
-	req := ScaleRequest{Replicas: out.Desired, EffectiveTime: s.Reservations.LatestEffectiveTime()}
+	// The ceiling alone changing sends nothing: a run continued from before it
+	// has Sent without one, and must decide as it did then.
+	req := ScaleRequest{Replicas: out.Desired, EffectiveTime: s.Reservations.LatestEffectiveTime(), Ceiling: max(s.Spec.Max, out.Desired)}
 	if out.Demand < out.Desired {
 		req.Demand = &out.Demand
 	}
@@ -200,6 +202,9 @@ func (a *autoscalerRun) sendScale(ctx workflow.Context, out DesiredOutput) bool 
 		req.EffectiveTime = s.Force.Since // a newer effective time makes the request go out now
 	}
 	req.Finished = a.finishedForPool(ctx)
+	if len(req.Finished) > 0 {
+		req.Failed = s.Failed // they name finished runners, so go out with them
+	}
 	req.NamesFinished = !s.Warm.Arrivals.Last.IsZero() // it has heard a job queue, so it hears them complete
 	req.Warm = a.warmRequest(ctx)
 	if s.Sent != nil && s.Sent.Replicas == req.Replicas && s.Sent.Demanded() == req.Demanded() && !req.EffectiveTime.After(s.Sent.EffectiveTime) &&
@@ -218,6 +223,7 @@ func (a *autoscalerRun) sendScale(ctx workflow.Context, out DesiredOutput) bool 
 	}
 	workflow.GetLogger(ctx).Info("scaled", "hra", s.Spec.Name, "pool", pool, "replicas", out.Desired, "demand", out.Demand)
 	req.Finished, s.Finished = nil, nil
+	req.Failed, s.Failed = nil, nil
 	req.Running, s.Running = nil, nil
 	a.warmSent(&req)
 	s.Sent = &req

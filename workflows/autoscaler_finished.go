@@ -29,6 +29,7 @@ func (a *autoscalerRun) noteFinished(ev contract.JobEvent) {
 	if (ev.DeliveryID != "" && delivered) || completed {
 		return // a redelivery: the pool heard of this runner already
 	}
+	a.noteFailed(ev)
 	for _, name := range s.Finished {
 		if name == ev.RunnerName {
 			return
@@ -52,4 +53,18 @@ func (a *autoscalerRun) finishedForPool(ctx workflow.Context) []string {
 		return nil
 	}
 	return append([]string(nil), s.Finished...)
+}
+
+// noteFailed remembers a job that completed failed or cancelled, for the pool
+// to re-run should infrastructure have taken its runner (pool_lost.go).
+func (a *autoscalerRun) noteFailed(ev contract.JobEvent) {
+	if (ev.Conclusion != "failure" && ev.Conclusion != "cancelled") || ev.JobName == "" || ev.RunID == 0 {
+		return
+	}
+	s := &a.state
+	s.Failed = append(s.Failed, FailedJob{Runner: ev.RunnerName, Repository: ev.Repository, RunID: ev.RunID, JobID: ev.JobID,
+		JobName: ev.JobName, RunAttempt: max(ev.RunAttempt, 1), Conclusion: ev.Conclusion})
+	if len(s.Failed) > maxFinished {
+		s.Failed = s.Failed[len(s.Failed)-maxFinished:]
+	}
 }

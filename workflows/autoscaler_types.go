@@ -37,6 +37,9 @@ type AutoscalerState struct {
 	// Finished are the runners whose jobs completed since the last scale
 	// request, for the next one (ScaleRequest.Finished); at most maxFinished.
 	Finished []string `json:",omitempty"`
+	// Failed are the jobs that completed failed or cancelled since the last
+	// scale request (ScaleRequest.Failed); at most maxFinished.
+	Failed []FailedJob `json:",omitempty"`
 	// Running are the runners whose jobs started since the last scale request
 	// (in_progress deliveries), for the next one (ScaleRequest.Running); at
 	// most maxFinished. StartsHeard: an in_progress delivery has come, so the

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -36,6 +37,9 @@ func TestAutoscalerPassesTheRunnersOfCompletedJobsToItsPool(t *testing.T) {
 			}
 		}
 		require.Equal(t, [][]string{{"app-r1"}}, named, "named once, redelivery or not")
+		for _, req := range at.requests {
+			require.Equal(t, 10, req.Ceiling, "every request carries maxReplicas as the pool's ceiling")
+		}
 	}, 130*time.Second)
 	at.finish(131*time.Second, hraSpec(0, 10))
 }
@@ -109,6 +113,42 @@ func TestAFinishingRunnerIsReplacedAtOnceForAQueuedJob(t *testing.T) {
 	pt.run(spec(0, "h1", true))
 }
 
+// At maxReplicas the finishing runner's pod still counts: its replacement
+// waits for the pod to go, so the pool never runs more pods than the
+// autoscaler's ceiling. Below the ceiling it starts at once, as above.
+func TestAFinishingRunnerAtTheCeilingIsReplacedOnceItsPodIsGone(t *testing.T) {
+	for _, tc := range []struct {
+		ceiling int
+		atOnce  bool
+	}{{ceiling: 2, atOnce: false}, {ceiling: 3, atOnce: true}} {
+		t.Run(fmt.Sprintf("ceiling %d", tc.ceiling), func(t *testing.T) {
+			pt := newPoolTest(t)
+			pt.at(time.Second, func() { pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2, Ceiling: tc.ceiling}) })
+			pt.at(2*time.Second, func() { pt.registerAll() })
+			pt.at(time.Minute, func() {
+				pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2, Ceiling: tc.ceiling, Finished: []string{pt.created[0].name}})
+			})
+			pt.at(time.Minute+5*time.Second, func() {
+				if tc.atOnce {
+					require.Len(t, pt.created, 3, "below the ceiling the replacement starts with the scale signal")
+				} else {
+					require.Len(t, pt.created, 2, "at the ceiling the finishing runner's pod holds its place")
+				}
+				pt.done(pt.created[0].name, EndCompleted)
+			})
+			pt.at(time.Minute+10*time.Second, func() {
+				require.Len(t, pt.created, 3, "one replacement either way")
+				if !tc.atOnce {
+					require.Equal(t, time.Minute+5*time.Second, pt.created[2].at, "once the finishing runner was gone")
+				}
+				require.Empty(t, pt.stopped)
+			})
+			pt.deleteAndDrain(2 * time.Minute)
+			pt.run(spec(0, "h1", true))
+		})
+	}
+}
+
 // A scale-down stops Pending pods first, then idle registered runners, and
 // registering runners (pod Running, not listed) only while surplus remains.
 func TestScaleDownStopsInTheSafeOrder(t *testing.T) {
@@ -169,4 +209,27 @@ func TestPlanPoolAsksForPodsOnlyWhenItMustChooseAmongUnregisteredRunners(t *test
 	v = PoolView{Desired: 2, TemplateHash: "h", Now: t0, SafeOrder: true,
 		Runners: append(runners("r", "h", 2, true), PoolRunner{Name: "done", TemplateHash: "h", Registered: true, Finishing: true})}
 	require.Equal(t, PoolPlan{}, planPool(v), "a finishing runner is no surplus")
+}
+
+// A job that completed failed passes to the pool with its runner, run and
+// attempt, once; a successful one does not.
+func TestAutoscalerPassesFailedJobsToItsPool(t *testing.T) {
+	at := newAutoscalerTest(t)
+	signal := func(after time.Duration, ev contract.JobEvent) {
+		at.env.RegisterDelayedCallback(func() { at.env.SignalWorkflow(contract.SignalJob, ev) }, after)
+	}
+	signal(time.Second, contract.JobEvent{DeliveryID: "q1", JobID: 1, Action: "queued"})
+	signal(2*time.Second, contract.JobEvent{DeliveryID: "q2", JobID: 2, Action: "queued"})
+	signal(time.Minute, contract.JobEvent{DeliveryID: "c1", JobID: 1, RunID: 100, Action: "completed", RunnerName: "app-r1",
+		Repository: "octo-org/app", JobName: "build", RunAttempt: 1, Conclusion: "failure"})
+	signal(2*time.Minute, contract.JobEvent{DeliveryID: "c2", JobID: 2, RunID: 200, Action: "completed", RunnerName: "app-r2",
+		Repository: "octo-org/app", JobName: "test", RunAttempt: 1, Conclusion: "success"})
+	at.env.RegisterDelayedCallback(func() {
+		var failed []FailedJob
+		for _, req := range at.requests {
+			failed = append(failed, req.Failed...)
+		}
+		require.Equal(t, []FailedJob{{Runner: "app-r1", Repository: "octo-org/app", RunID: 100, JobID: 1, JobName: "build", RunAttempt: 1, Conclusion: "failure"}}, failed)
+	}, 3*time.Minute)
+	at.finish(4*time.Minute, hraSpec(0, 10))
 }

@@ -69,6 +69,7 @@ func PoolWorkflow(ctx workflow.Context, in PoolInput) error {
 		}
 		p.volumeWake = p.tendVolumes(ctx)
 		p.tendWarm(ctx)
+		p.rerunLostJobs(ctx)
 		p.writeStatus(ctx, plan)
 		if p.state.Deleting && len(p.state.Runners) == 0 {
 			p.releaseResource(ctx)
@@ -125,6 +126,9 @@ func (p *poolRun) view(ctx workflow.Context, busy map[string]bool) PoolView {
 		Desired: s.Desired(), Held: s.Desired() - s.Demand(), TemplateHash: s.Spec.TemplateHash, Ephemeral: s.Spec.Ephemeral,
 		CreateNotBefore: s.CreateNotBefore,
 		MaxSurge:        (s.Desired() + 1) / 2, DemandSurge: (s.Demand() + 1) / 2, Now: workflow.Now(ctx), Busy: busy,
+	}
+	if s.Scale != nil && !s.Deleting {
+		v.Ceiling = s.Scale.Ceiling
 	}
 	for _, r := range s.Runners {
 		if !r.RegistrationOnly {

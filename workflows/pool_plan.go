@@ -74,6 +74,10 @@ type PoolView struct {
 	// of Desired asks for no runner.
 	RolloutByDemand bool
 	DemandSurge     int
+	// Ceiling is the autoscaler's maxReplicas (zero: none). Outside a rollout,
+	// runners that are stopping or finishing count against it: their pods
+	// still run, and maxReplicas bounds pods, not capacity.
+	Ceiling int
 }
 
 // PoolPlan is one step toward the desired pool.
@@ -175,6 +179,11 @@ func planPool(v PoolView) PoolPlan {
 			want -= busyOld
 		}
 		want = min(want, limit-len(current)-len(old)-stopping)
+	} else if v.Ceiling > 0 {
+		// A finishing runner's replacement waits for its pod to go rather
+		// than run one pod beyond maxReplicas (a quota sized to it refuses
+		// the pod; the full-path test counted 5 pods at maxReplicas 4).
+		want = min(want, v.Ceiling-len(current)-stopping)
 	}
 	if want > 0 && v.Unheard > 0 {
 		want -= v.Unheard

@@ -60,7 +60,8 @@ func (p *poolRun) onScale(ctx workflow.Context, scale ScaleRequest) {
 	p.markFinishing(ctx, scale.Finished)
 	p.state.hearFinished(scale.Finished)
 	p.noteStarts(scale.Warm)
-	scale.Finished, scale.Running = nil, nil // applied; the state keeps only the counts
+	p.noteFailedJobs(ctx, scale.Failed)
+	scale.Finished, scale.Running, scale.Failed = nil, nil, nil // applied; the state keeps only the counts
 	if cur := p.state.Scale; cur != nil && scale.EffectiveTime.Before(cur.EffectiveTime) {
 		scale.EffectiveTime = cur.EffectiveTime // effective time only moves forward
 	}
@@ -106,6 +107,7 @@ func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 		} else {
 			finishing, registeredByJob = r.Finishing, p.state.registeredByJob(r)
 			p.noteEnded(r)
+			p.noteLostRunner(ctx, d)
 		}
 	}
 	known := len(kept) < len(p.state.Runners)

@@ -35,6 +35,9 @@ type PoolSpec struct {
 	// DeletionGracePeriod bounds how long a deleted pool waits for its busy
 	// runners (DefaultPoolDeletionGrace when zero).
 	DeletionGracePeriod time.Duration `json:",omitempty"`
+	// RerunLostJobs is how many times a job lost to infrastructure is re-run
+	// (arcflow.dev/rerun-lost-jobs; zero: never). See pool_lost.go.
+	RerunLostJobs int `json:",omitempty"`
 }
 
 // ScaleRequest is the autoscaler's scale signal: replicas and the effective time of
@@ -50,6 +53,10 @@ type ScaleRequest struct {
 	// only up to Demand, so a finished ephemeral runner is not replaced just to
 	// honour the hold. Nil means Replicas (a force-scale signal or a CLI user).
 	Demand *int `json:"demand,omitempty"`
+	// Ceiling is the autoscaler's maxReplicas: the pool runs no more runner
+	// pods than this, finishing and stopping ones included (PoolView.Ceiling).
+	// Zero (a force-scale, a CLI user, an older autoscaler) sets none.
+	Ceiling int `json:"ceiling,omitempty"`
 	// DecidedAt is when the autoscaler decided. A runner that finished after it
 	// may be counted in Replicas still, so the pool does not replace it before
 	// CompletionGrace; zero (a force-scale, a CLI user, an older autoscaler)
@@ -60,6 +67,10 @@ type ScaleRequest struct {
 	// counting it (PoolRunner.Finishing) instead of stopping another runner
 	// for the replica it no longer needs.
 	Finished []string `json:"finished,omitempty"`
+	// Failed are the jobs among Finished's that completed failed or
+	// cancelled: a pool whose runner of one was lost to infrastructure
+	// re-runs the job (pool_lost.go).
+	Failed []FailedJob `json:"failed,omitempty"`
 	// Warm, from an autoscaler with arcflow.dev/idle-runners: auto, says
 	// which of Replicas are its warm buffer, and from what.
 	Warm *WarmRequest `json:"warm,omitempty"`
@@ -102,6 +113,10 @@ type PoolInput struct {
 // PoolState is what the `state` query returns and what continue-as-new carries.
 type PoolState struct {
 	Spec PoolSpec
+	// LostRunners and FailedJobs wait for each other to make a lost job
+	// (pool_lost.go); both empty unless the pool re-runs lost jobs.
+	LostRunners []LostRunner `json:",omitempty"`
+	FailedJobs  []FailedJob  `json:",omitempty"`
 	// Scale is the autoscaler's last request; when set, it wins over Spec.Replicas.
 	Scale   *ScaleRequest `json:",omitempty"`
 	Runners []PoolRunner

@@ -71,7 +71,7 @@ func RunnerWorkflow(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
 		}
 	}
 	done := RunnerDone{Name: in.Pod.Name, Reason: r.state.EndReason, RunnerID: r.state.RunnerID,
-		NeverStarted: in.Pod.JIT && !r.state.JITStarted}
+		NeverStarted: in.Pod.JIT && !r.state.JITStarted, Cause: r.lossCause()}
 	r.publishPhase(ctx)
 	r.notifyPool(ctx, done)
 	r.awaitPodGone(ctx)

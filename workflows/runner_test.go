@@ -343,7 +343,8 @@ func TestPodDeletedBySomeoneElseIsUnregisteredAndReported(t *testing.T) {
 		in.PoolWorkflowID = "pool/ci/runnerdeployment/app"
 		rt.env.ExecuteWorkflow(RunnerWorkflow, in)
 		require.NoError(t, rt.env.GetWorkflowError())
-		require.Equal(t, RunnerDone{Name: "app-runner-x1", Reason: EndPodDeleted, RunnerID: 42}, told)
+		require.Equal(t, RunnerDone{Name: "app-runner-x1", Reason: EndPodDeleted, RunnerID: 42, Cause: activities.CausePodDeleted}, told,
+			"deleted by someone else, for no reason Kubernetes recorded")
 		require.Equal(t, []string{contract.SignalRunnerRegistered, contract.SignalRunnerDone}, signals)
 		require.Equal(t, []string{"EnsureRunnerPod", "FindRunner", "RemoveRunner", "DeleteRunnerPod"}, rt.names())
 	})
@@ -357,8 +358,40 @@ func TestFailedPodIsReportedAsFailed(t *testing.T) {
 		rt.mockRemove()
 		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
 		rt.after(time.Minute, func() { rt.signalPod("Failed", false, "2") })
-		require.Equal(t, EndPodFailed, rt.run(true, RunnerTimings{}).Reason)
+		done := rt.run(true, RunnerTimings{})
+		require.Equal(t, EndPodFailed, done.Reason)
+		require.Equal(t, activities.CauseRunnerDied, done.Cause)
 		require.Equal(t, 1, rt.count("RemoveRunner"))
+	})
+}
+
+// The cause Kubernetes recorded on the pod (here the pod GC's DisruptionTarget
+// of a lost node, read by the pod watcher from the deleted pod) is the
+// runner's; a runner the pool stopped has none, though its pod went too.
+func TestRunnerEndsWithTheCauseOfItsPodsLoss(t *testing.T) {
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.mockFind(0)
+		rt.mockRemove()
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		rt.after(time.Minute, func() {
+			rt.env.SignalWorkflow(contract.SignalPod, activities.PodState{UID: "uid-1", ResourceVersion: "deleted/3", Cause: activities.CauseNodeLost})
+		})
+		done := rt.run(true, RunnerTimings{})
+		require.Equal(t, EndPodDeleted, done.Reason)
+		require.Equal(t, activities.CauseNodeLost, done.Cause)
+	})
+	forEachRevision(t, func(t *testing.T, revision int) {
+		rt := newRunnerTest(t, revision)
+		rt.mockPod()
+		rt.mockFind(0)
+		rt.mockRemove()
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		rt.after(time.Minute, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{Reason: "scale down"}) })
+		done := rt.run(true, RunnerTimings{})
+		require.Equal(t, EndStopped, done.Reason)
+		require.Empty(t, done.Cause)
 	})
 }
 

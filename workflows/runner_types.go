@@ -207,6 +207,11 @@ type RunnerDone struct {
 	// NeverStarted: a JIT runner, which has its ID from its creation, ended
 	// before its pod was Ready. (A token runner that never registered has no ID.)
 	NeverStarted bool `json:",omitempty"`
+	// Cause says what took the runner away when infrastructure did (its pod
+	// deleted by someone else, evicted, its node lost, its container
+	// OOM-killed: activities.Cause*); empty when the runner ended by itself
+	// or was stopped. A busy runner's job is then lost (pool_lost.go).
+	Cause string `json:",omitempty"`
 }
 
 // started reports whether the runner that sent d ever came up.

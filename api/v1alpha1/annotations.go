@@ -66,3 +66,38 @@ func JITConfig(annotations map[string]string, ephemeral bool) (bool, error) {
 	}
 	return jit, nil
 }
+
+// RerunLostJobsAnnotation on a RunnerDeployment or RunnerSet re-runs, through
+// GitHub's API, a job whose runner infrastructure took away while it ran (its
+// pod deleted by someone else, evicted or preempted, its node gone, its runner
+// container OOM-killed): "true" re-runs such a job once, a number N up to
+// MaxRerunLostJobs at most N times, "false" or "0" never (the default: a
+// re-run needs the credentials' actions: write, and repeats the job's side
+// effects). Beyond ARC, which leaves the job failed.
+const RerunLostJobsAnnotation = "arcflow.dev/rerun-lost-jobs"
+
+// MaxRerunLostJobs bounds the annotation: GitHub allows 50 attempts per
+// workflow run, and a job lost more than a few times has a cause a re-run
+// does not fix.
+const MaxRerunLostJobs = 10
+
+// RerunLostJobs is how many times a pool re-runs each job lost to
+// infrastructure: 0 without the annotation.
+func RerunLostJobs(annotations map[string]string) (int, error) {
+	value, ok := annotations[RerunLostJobsAnnotation]
+	if !ok {
+		return 0, nil
+	}
+	if on, err := strconv.ParseBool(value); err == nil {
+		if on {
+			return 1, nil
+		}
+		return 0, nil
+	}
+	n, err := strconv.Atoi(value)
+	if err != nil || n < 0 || n > MaxRerunLostJobs {
+		return 0, fmt.Errorf("annotation %s: want \"true\" (once), \"false\" or a count from 0 to %d; got %q",
+			RerunLostJobsAnnotation, MaxRerunLostJobs, value)
+	}
+	return n, nil
+}

@@ -85,8 +85,9 @@ func newWorkerPart(p *process, common *commonFlags, flags *workerFlags) (*worker
 	creds := &credentials.Resolver{Kube: kube, Worker: ghConfig, Options: ghOptions}
 	worker.SetStickyCacheSize(flags.stickyCacheSize)
 	w := worker.New(p.temporal,
-		&activities.Kubernetes{Client: kube, Dynamic: p.dynamic, Tokens: gh, Credentials: creds, Defaults: flags.podDefaults},
-		&activities.GitHub{Registry: gh, Jobs: gh, Credentials: creds})
+		&activities.Kubernetes{Client: kube, Dynamic: p.dynamic, Tokens: gh, Credentials: creds, Defaults: flags.podDefaults,
+			LostJobs: activities.NewLostJobMetrics(p.reg)},
+		&activities.GitHub{Registry: gh, Jobs: gh, Reruns: gh, Credentials: creds})
 	return &workerPart{p: p, kube: kube, common: common, flags: flags, gh: gh, creds: creds, worker: w, metrics: worker.NewResourceMetrics(p.reg), arc: arc}, nil
 }
 

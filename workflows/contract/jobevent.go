@@ -33,4 +33,10 @@ type JobEvent struct {
 	// maxReplicas passes the job to the first of them (spill-over), and sends
 	// it the job's completion too.
 	Overflow []string `json:"overflow,omitempty"`
+	// JobName, RunAttempt and Conclusion (completed only) of the job: a
+	// failed job whose runner infrastructure took away is re-run by name in
+	// its run, once that attempt of the run completed.
+	JobName    string `json:"jobName,omitempty"`
+	RunAttempt int    `json:"runAttempt,omitempty"`
+	Conclusion string `json:"conclusion,omitempty"`
 }

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"strconv"
 	"strings"
 
 	"go.temporal.io/sdk/temporal"
@@ -28,6 +29,13 @@ func RunnerWorkflowID(namespace, runnerName string) string {
 	return "runner/" + namespace + "/" + runnerName
 }
 
+// RerunWorkflowID is rerun/<owner>/<repo>/<run-id>/<job-name>: one workflow
+// re-runs a lost job of a run, whatever attempt of the run lost it, so its
+// count of re-runs holds across attempts.
+func RerunWorkflowID(repository string, runID int64, jobName string) string {
+	return "rerun/" + repository + "/" + strconv.FormatInt(runID, 10) + "/" + jobName
+}
+
 // Signal and query names.
 const (
 	SignalJob        = "job"
@@ -43,7 +51,9 @@ const (
 	// SignalJobs carries []JobEvent: the webhook's group commit of the deliveries
 	// that queued for one autoscaler while its previous signal was in flight.
 	SignalJobs = "jobs"
-	QueryState = "state"
+	// SignalJobLost carries a JobLost to a re-run workflow.
+	SignalJobLost = "job-lost"
+	QueryState    = "state"
 )
 
 // Custom search attributes. `arcflow setup` registers them on a cluster; the dev

@@ -33,6 +33,8 @@ type world struct {
 	suggested     int
 	// scopes are the other autoscalers' last jobs, by the asking HRA.
 	scopes map[string]time.Time
+	// rerunAsked are the lost jobs whose run GitHub was asked about once.
+	rerunAsked map[int64]bool
 }
 
 func newWorld() *world {
@@ -255,3 +257,21 @@ func keys(m map[string]string) []string {
 func (g *fakeGitHub) RunnerIDs(context.Context, activities.RunnerBusyInput) (map[string]int64, error) {
 	return map[string]int64{}, nil
 }
+
+// RerunLostJob: the fake run completes on the second ask, so a re-run waits
+// one poll and then goes through.
+func (g *fakeGitHub) RerunLostJob(_ context.Context, in activities.RerunLostJobInput) (activities.RerunLostJobOutput, error) {
+	g.w.mu.Lock()
+	defer g.w.mu.Unlock()
+	if g.w.rerunAsked == nil {
+		g.w.rerunAsked = map[int64]bool{}
+	}
+	if !g.w.rerunAsked[in.JobID] {
+		g.w.rerunAsked[in.JobID] = true
+		return activities.RerunLostJobOutput{Outcome: activities.RerunWaiting}, nil
+	}
+	return activities.RerunLostJobOutput{Outcome: activities.RerunDone}, nil
+}
+
+// ReportLostJob: events go nowhere in the fake world.
+func (k *fakeKubernetes) ReportLostJob(context.Context, activities.LostJobReport) error { return nil }

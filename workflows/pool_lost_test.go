@@ -1,0 +1,130 @@
+package workflows
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/workflows/contract"
+)
+
+// lostJobTest is a pool test that records the re-run signals the pool sends.
+func lostJobTest(t *testing.T) (*poolTest, *[]activities.WorkflowSignalStart) {
+	pt := newPoolTest(t)
+	var sent []activities.WorkflowSignalStart
+	pt.env.OnActivity(temporalCalls.SignalWithStartWorkflow, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, s activities.WorkflowSignalStart) error {
+			sent = append(sent, s)
+			return nil
+		})
+	return pt, &sent
+}
+
+func failedOn(runner string, jobID int64) FailedJob {
+	return FailedJob{Runner: runner, Repository: "octo-org/app", RunID: 500 + jobID, JobID: jobID, JobName: "build", RunAttempt: 1, Conclusion: "failure"}
+}
+
+func rerunsSpec(limit int) PoolSpec {
+	s := spec(0, "h1", true)
+	s.RerunLostJobs = limit
+	return s
+}
+
+// A runner whose node went while it ran a job, and the job's failed
+// completion naming it, in either order, make one re-run signal; a job that
+// failed on a runner that ended by itself makes none.
+func TestAPoolRerunsAJobWhoseRunnerWasLost(t *testing.T) {
+	pt, sent := lostJobTest(t)
+	pt.at(time.Second, func() { pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 3}) })
+	pt.at(2*time.Second, func() { pt.registerAll() })
+	pt.at(time.Minute, func() {
+		// Runner 0's node is lost: its workflow ends first, then the failure comes.
+		pt.env.SignalWorkflow(contract.SignalRunnerDone, RunnerDone{Name: pt.created[0].name, Reason: EndPodDeleted, RunnerID: 1, Cause: activities.CauseNodeLost})
+	})
+	pt.at(time.Minute+time.Second, func() {
+		require.Empty(t, *sent, "a lost runner alone is no lost job: it may have been idle")
+		// Runner 1's failure comes before its end; runner 2's job failed by itself.
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 3, Finished: []string{pt.created[0].name, pt.created[1].name, pt.created[2].name},
+			Failed: []FailedJob{failedOn(pt.created[0].name, 10), failedOn(pt.created[1].name, 11), failedOn(pt.created[2].name, 12)}})
+	})
+	pt.at(time.Minute+2*time.Second, func() {
+		require.Len(t, *sent, 1, "the lost runner's job")
+		pt.env.SignalWorkflow(contract.SignalRunnerDone, RunnerDone{Name: pt.created[1].name, Reason: EndPodFailed, RunnerID: 2, Cause: activities.CauseOOMKilled})
+		pt.done(pt.created[2].name, EndCompleted)
+	})
+	pt.at(time.Minute+3*time.Second, func() {
+		require.Len(t, *sent, 2, "runner 1's job once its end came; not runner 2's")
+		for i, want := range []struct {
+			job   int64
+			cause string
+		}{{10, activities.CauseNodeLost}, {11, activities.CauseOOMKilled}} {
+			s := (*sent)[i]
+			require.Equal(t, contract.RerunWorkflowID("octo-org/app", 500+want.job, "build"), s.Start.ID)
+			require.Equal(t, "RerunWorkflow", s.Start.Type)
+			require.Equal(t, contract.SignalJobLost, s.Signal)
+			var lost JobLost
+			require.NoError(t, json.Unmarshal(s.Arg, &lost))
+			require.Equal(t, want.job, lost.JobID)
+			require.Equal(t, want.cause, lost.Cause)
+			require.Equal(t, 2, lost.Limit)
+			require.Equal(t, activities.PoolResourceRef{Namespace: "ci", Kind: "RunnerDeployment", Name: "app"}, lost.Pool)
+		}
+		st := pt.state()
+		require.Empty(t, st.LostRunners, "matched entries are forgotten")
+		require.Empty(t, st.FailedJobs)
+	})
+	pt.deleteAndDrain(2 * time.Minute)
+	pt.run(rerunsSpec(2))
+}
+
+// Without the annotation nothing is kept and nothing is re-run.
+func TestAPoolWithoutReRunsKeepsNoLostJobs(t *testing.T) {
+	pt, sent := lostJobTest(t)
+	pt.at(time.Second, func() { pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 1}) })
+	pt.at(2*time.Second, func() { pt.registerAll() })
+	pt.at(time.Minute, func() {
+		pt.env.SignalWorkflow(contract.SignalRunnerDone, RunnerDone{Name: pt.created[0].name, Reason: EndPodDeleted, RunnerID: 1, Cause: activities.CauseEvicted})
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 1, Finished: []string{pt.created[0].name}, Failed: []FailedJob{failedOn(pt.created[0].name, 10)}})
+	})
+	pt.at(time.Minute+time.Second, func() {
+		require.Empty(t, *sent)
+		st := pt.state()
+		require.Empty(t, st.LostRunners)
+		require.Empty(t, st.FailedJobs)
+	})
+	pt.deleteAndDrain(2 * time.Minute)
+	pt.run(rerunsSpec(0))
+}
+
+// Unmatched entries go after lostMatchWindow: a runner lost while idle, and
+// a failed job whose runner never ended lost.
+func TestUnmatchedLossesAreForgotten(t *testing.T) {
+	pt, sent := lostJobTest(t)
+	pt.at(time.Second, func() { pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2}) })
+	pt.at(2*time.Second, func() { pt.registerAll() })
+	pt.at(time.Minute, func() {
+		pt.env.SignalWorkflow(contract.SignalRunnerDone, RunnerDone{Name: pt.created[0].name, Reason: EndPodDeleted, RunnerID: 1, Cause: activities.CausePodDeleted})
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 1, Finished: []string{pt.created[1].name}, Failed: []FailedJob{failedOn(pt.created[1].name, 11)}})
+	})
+	pt.at(time.Minute+time.Second, func() {
+		st := pt.state()
+		require.Len(t, st.LostRunners, 1)
+		require.Len(t, st.FailedJobs, 1)
+	})
+	pt.at(time.Minute+lostMatchWindow+time.Second, func() {
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2}) // any wake
+	})
+	pt.at(time.Minute+lostMatchWindow+2*time.Second, func() {
+		require.Empty(t, *sent)
+		st := pt.state()
+		require.Empty(t, st.LostRunners)
+		require.Empty(t, st.FailedJobs)
+	})
+	pt.deleteAndDrain(time.Minute + lostMatchWindow + time.Minute)
+	pt.run(rerunsSpec(1))
+}
