@@ -3,6 +3,8 @@
 //
 //   - Runners plays every runner pod: it registers with the fake GitHub once the pod
 //     is Running, runs the jobs GitHub hands it, and exits after one job when ephemeral.
+//     It also takes runners away as infrastructure does (LoseNode, EvictPod,
+//     OOMKill), which fails their jobs as expected losses (Lost).
 //   - Sender delivers signed workflow_job webhooks, with loss, duplication, delay
 //     and reordering when asked.
 //   - Workload queues jobs: bursts or a steady rate, over repositories and label sets.

@@ -19,13 +19,15 @@ func workflowJobPayload(e fake.JobEvent, ownerIsOrg bool) ([]byte, error) {
 		return nil, fmt.Errorf("job %d: repository %q is not owner/name", e.Job.ID, e.Job.Repo)
 	}
 	job := &gh.WorkflowJob{
-		ID:        gh.Ptr(e.Job.ID),
-		RunID:     gh.Ptr(e.Job.RunID),
-		Name:      gh.Ptr(e.Job.Name),
-		Status:    gh.Ptr(e.Job.Status),
-		Labels:    e.Job.Labels,
-		CreatedAt: &gh.Timestamp{Time: e.Job.CreatedAt},
-		HTMLURL:   gh.Ptr(fmt.Sprintf("https://github.com/%s/actions/runs/%d/job/%d", e.Job.Repo, e.Job.RunID, e.Job.ID)),
+		ID:    gh.Ptr(e.Job.ID),
+		RunID: gh.Ptr(e.Job.RunID),
+		// GitHub's run_attempt starts at 1; events made by hand may leave it 0.
+		RunAttempt: gh.Ptr(int64(max(e.Job.RunAttempt, 1))),
+		Name:       gh.Ptr(e.Job.Name),
+		Status:     gh.Ptr(e.Job.Status),
+		Labels:     e.Job.Labels,
+		CreatedAt:  &gh.Timestamp{Time: e.Job.CreatedAt},
+		HTMLURL:    gh.Ptr(fmt.Sprintf("https://github.com/%s/actions/runs/%d/job/%d", e.Job.Repo, e.Job.RunID, e.Job.ID)),
 	}
 	if e.Job.Conclusion != "" {
 		job.Conclusion = gh.Ptr(e.Job.Conclusion)

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -29,7 +28,9 @@ import (
 //   - a job runs for JobDuration, then completes; an ephemeral runner then exits,
 //     so its pod ends Succeeded;
 //   - a pod deleted while its runner is busy interrupts the job. That must never
-//     happen, so it is recorded as a violation.
+//     happen, so it is recorded as a violation;
+//   - infrastructure can take a runner too (LoseNode, EvictPod, OOMKill): that
+//     is expected, so its job is recorded as lost (Lost), not as a violation.
 type Runners struct {
 	Kube   kubernetes.Interface
 	GitHub *fake.Server
@@ -40,6 +41,14 @@ type Runners struct {
 	RegisterDelay time.Duration
 	// JobDuration says how long a job runs (default 5 s for every job).
 	JobDuration func(fake.JobInfo) time.Duration
+	// JobConclusion says how a job ends (default "success" for every job):
+	// "failure" is a job whose step exited 1. Either way the runner finishes
+	// the job normally, so an ephemeral one then exits 0.
+	JobConclusion func(fake.JobInfo) string
+	// LostJobDelay is how long GitHub takes to fail the job of a runner that
+	// vanished (default 0: at once). The real service notices a lost runner
+	// only after some minutes without its heartbeat.
+	LostJobDelay time.Duration
 	// JobHold, when set, may hold a job: a job it returns a channel for runs
 	// until that channel is closed and then its JobDuration, so a test can
 	// keep jobs busy across steps whose length it does not know.
@@ -60,6 +69,13 @@ type Runners struct {
 	times      map[string]*PodTimes  // by pod UID, kept after the pod is gone
 	violations []string
 	interrupts int
+	// losses: pod UID -> the loss infrastructure brought upon the pod, set
+	// before the Kubernetes call that causes it, so its deletion, seen on the
+	// watch, is no violation.
+	losses map[string]*loss
+	// lostJobs: jobs whose runner died under them; they never finish.
+	lostJobs map[int64]bool
+	lost     []LostJob
 	// volumeStarts counts runners that started with claims; onUsedVolumes those
 	// whose claims an earlier runner had written to.
 	volumeStarts, onUsedVolumes int
@@ -68,6 +84,7 @@ type Runners struct {
 
 type podRecord struct {
 	Namespace, Name, UID string
+	Node                 string // spec.nodeName, once scheduled
 	Ephemeral            bool
 }
 
@@ -117,12 +134,16 @@ func (r *Runners) init() {
 		return
 	}
 	r.pods, r.registered, r.times = map[string]*podRecord{}, map[string]bool{}, map[string]*PodTimes{}
+	r.losses, r.lostJobs = map[string]*loss{}, map[int64]bool{}
 	r.kick = make(chan struct{}, 1)
 	if r.RegisterDelay == 0 {
 		r.RegisterDelay = time.Second
 	}
 	if r.JobDuration == nil {
 		r.JobDuration = func(fake.JobInfo) time.Duration { return 5 * time.Second }
+	}
+	if r.JobConclusion == nil {
+		r.JobConclusion = func(fake.JobInfo) string { return "success" }
 	}
 	if r.Log == nil {
 		r.Log = slog.New(slog.DiscardHandler)
@@ -180,12 +201,16 @@ func (r *Runners) run(ctx context.Context, job fake.JobInfo) {
 	}()
 }
 
-// finish completes a job; an ephemeral runner then exits and its pod ends.
+// finish completes a job, as JobConclusion says; an ephemeral runner then
+// exits and its pod ends. A runner that died under its job finishes nothing.
 func (r *Runners) finish(ctx context.Context, job fake.JobInfo) {
-	if ctx.Err() != nil {
+	r.mu.Lock()
+	lost := r.lostJobs[job.ID]
+	r.mu.Unlock()
+	if ctx.Err() != nil || lost {
 		return
 	}
-	if _, err := r.GitHub.CompleteJob(job.ID, "success"); err != nil {
+	if _, err := r.GitHub.CompleteJob(job.ID, r.JobConclusion(job)); err != nil {
 		return // interrupted: the runner's pod went away first
 	}
 	r.mu.Lock()
@@ -233,6 +258,10 @@ func (r *Runners) observe(ctx context.Context, obj any) {
 	}
 	now := time.Now()
 	r.mu.Lock()
+	if l := r.losses[string(pod.UID)]; l != nil && l.dead {
+		r.mu.Unlock()
+		return // its runner died; a later change of the pod revives nothing
+	}
 	rec := r.pods[name]
 	if rec == nil || rec.UID != string(pod.UID) {
 		rec = &podRecord{Namespace: pod.Namespace, Name: pod.Name, UID: string(pod.UID), Ephemeral: env["RUNNER_EPHEMERAL"].Value != "false"}
@@ -241,6 +270,7 @@ func (r *Runners) observe(ctx context.Context, obj any) {
 			r.times[rec.UID] = &PodTimes{Name: pod.Name, Created: now}
 		}
 	}
+	rec.Node = pod.Spec.NodeName
 	running := pod.Status.Phase == corev1.PodRunning && !r.registered[rec.UID]
 	if running {
 		r.times[rec.UID].Ready = now
@@ -279,10 +309,16 @@ func (r *Runners) podLive(name, uid string) bool {
 }
 
 // podGone: the runner process dies with its pod. A runner that was running a job
-// loses it; GitHub fails the job and takes the runner offline.
+// loses it; GitHub fails the job and takes the runner offline. Infrastructure
+// the test set on the pod makes that an expected loss, anything else a violation.
 func (r *Runners) podGone(pod *corev1.Pod) {
 	name := runnerEnv(pod)["RUNNER_NAME"].Value
 	r.mu.Lock()
+	if l := r.losses[string(pod.UID)]; l != nil {
+		r.mu.Unlock()
+		r.die(pod, l.cause)
+		return
+	}
 	rec := r.pods[name]
 	if rec == nil || rec.UID != string(pod.UID) {
 		r.mu.Unlock()
@@ -309,60 +345,6 @@ func (r *Runners) podGone(pod *corev1.Pod) {
 	}
 }
 
-// register does what the runner image's entrypoint does: config.sh with the
-// registration token, or, for a JIT runner, run.sh with its configuration, which
-// brings the runner GitHub registered at its creation online.
-func (r *Runners) register(ctx context.Context, pod *corev1.Pod, env map[string]corev1.EnvVar) error {
-	if err := r.writeVolumes(ctx, pod); err != nil {
-		return err
-	}
-	if _, jit := env[activities.JITConfigSecretKey]; jit {
-		config, err := r.secretValue(ctx, pod.Namespace, env, activities.JITConfigSecretKey)
-		if err != nil {
-			return err
-		}
-		_, err = r.GitHub.StartJIT(config)
-		return err
-	}
-	token, err := r.secretValue(ctx, pod.Namespace, env, activities.TokenSecretKey)
-	if err != nil {
-		return err
-	}
-	labels := strings.FieldsFunc(env["RUNNER_LABELS"].Value, func(c rune) bool { return c == ',' })
-	_, err = r.GitHub.Register(token, env["RUNNER_NAME"].Value, labels, env["RUNNER_EPHEMERAL"].Value != "false")
-	return err
-}
-
-// secretValue reads an environment variable that comes from a Secret, as the
-// kubelet would.
-func (r *Runners) secretValue(ctx context.Context, namespace string, env map[string]corev1.EnvVar, name string) (string, error) {
-	if value := env[name].Value; value != "" {
-		return value, nil // ARC's runner pods carry their token in plain env
-	}
-	from := env[name].ValueFrom
-	if from == nil || from.SecretKeyRef == nil {
-		return "", fmt.Errorf("pod has no %s secret reference", name)
-	}
-	ref := from.SecretKeyRef
-	secret, err := r.Kube.CoreV1().Secrets(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-	if err != nil {
-		return "", fmt.Errorf("read secret %s for %s: %w", ref.Name, name, err)
-	}
-	return string(secret.Data[ref.Key]), nil
-}
-
-func runnerEnv(pod *corev1.Pod) map[string]corev1.EnvVar {
-	env := map[string]corev1.EnvVar{}
-	for _, c := range pod.Spec.Containers {
-		if c.Name == "runner" {
-			for _, e := range c.Env {
-				env[e.Name] = e
-			}
-		}
-	}
-	return env
-}
-
 // PodTimes lists every runner pod seen, in the order they were created.
 func (r *Runners) PodTimes() []PodTimes {
 	r.mu.Lock()
@@ -382,7 +364,8 @@ func (r *Runners) Violations() []string {
 	return append([]string(nil), r.violations...)
 }
 
-// Interrupted counts jobs lost because their runner's pod went away.
+// Interrupted counts jobs lost because their runner's pod went away unexpectedly
+// (the violations); jobs infrastructure took are in Lost.
 func (r *Runners) Interrupted() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -10,8 +10,11 @@ import (
 
 // JobInfo is a workflow job as a test sees it.
 type JobInfo struct {
-	ID         int64    `json:"id"`
-	RunID      int64    `json:"run_id"`
+	ID    int64 `json:"id"`
+	RunID int64 `json:"run_id"`
+	// RunAttempt is the attempt of its run the job runs in: 1, or more for a
+	// job a re-run created.
+	RunAttempt int      `json:"run_attempt"`
 	Repo       string   `json:"repo"`
 	Name       string   `json:"name"`
 	Labels     []string `json:"labels"`
@@ -25,7 +28,7 @@ type JobInfo struct {
 }
 
 func (j *job) info() JobInfo {
-	return JobInfo{ID: j.ID, RunID: j.RunID, Repo: j.Repo, Name: j.Name, Labels: j.Labels, Status: j.Status, Conclusion: j.Conclusion, RunnerName: j.RunnerName,
+	return JobInfo{ID: j.ID, RunID: j.RunID, RunAttempt: j.RunAttempt, Repo: j.Repo, Name: j.Name, Labels: j.Labels, Status: j.Status, Conclusion: j.Conclusion, RunnerName: j.RunnerName,
 		CreatedAt: j.CreatedAt, StartedAt: j.StartedAt, CompletedAt: j.CompletedAt}
 }
 
@@ -33,12 +36,9 @@ func (j *job) info() JobInfo {
 func (s *Server) QueueJob(repo, name string, labels []string) JobInfo {
 	s.mu.Lock()
 	s.nextID++
-	r := &run{ID: s.nextID, Repo: repo, Status: "queued", CreatedAt: s.now()}
+	r := &run{ID: s.nextID, Repo: repo, Status: "queued", Attempt: 1, CreatedAt: s.now()}
 	s.runs[r.ID] = r
-	s.nextID++
-	j := &job{ID: s.nextID, RunID: r.ID, Repo: repo, Name: name, Labels: labels, Status: "queued", CreatedAt: s.now()}
-	s.jobs[j.ID] = j
-	info := j.info()
+	info := s.newJob(r, name, labels).info()
 	s.mu.Unlock()
 	s.emit(JobEvent{Action: "queued", Job: info})
 	return info
@@ -71,7 +71,7 @@ func (s *Server) StartJob(jobID int64, runnerName string) (JobInfo, error) {
 func (s *Server) start(j *job, rn *runner) JobEvent {
 	rn.Busy, rn.JobID = true, j.ID
 	j.Status, j.RunnerName, j.RunnerID, j.StartedAt = "in_progress", rn.Name, rn.ID, s.now()
-	s.runs[j.RunID].Status = "in_progress"
+	s.refresh(s.runs[j.RunID])
 	return JobEvent{Action: "in_progress", Job: j.info(), Runner: rn.info()}
 }
 
@@ -154,7 +154,8 @@ func (s *Server) AssignQueued(rng *rand.Rand) []JobInfo {
 }
 
 // CompleteJob ends a running job. Its runner becomes idle; an ephemeral runner is
-// removed from GitHub, as the real service does once the job is done.
+// removed from GitHub, as the real service does once the job is done. The run
+// completes with the last job of its attempt.
 func (s *Server) CompleteJob(jobID int64, conclusion string) (JobInfo, error) {
 	s.mu.Lock()
 	j, ok := s.jobs[jobID]
@@ -163,7 +164,7 @@ func (s *Server) CompleteJob(jobID int64, conclusion string) (JobInfo, error) {
 		return JobInfo{}, fmt.Errorf("fake github: job %d is not in progress", jobID)
 	}
 	j.Status, j.Conclusion, j.CompletedAt = "completed", conclusion, s.now()
-	s.runs[j.RunID].Status = "completed"
+	s.refresh(s.runs[j.RunID])
 	event := JobEvent{Action: "completed", Job: j.info()}
 	if rn, ok := s.runners[j.RunnerID]; ok {
 		rn.Busy, rn.JobID = false, 0

@@ -7,16 +7,13 @@ import (
 	"time"
 )
 
-type run struct {
-	ID        int64
-	Repo      string // owner/name
-	Status    string // queued, in_progress, completed
-	CreatedAt time.Time
-}
-
 type job struct {
-	ID          int64
-	RunID       int64
+	ID    int64
+	RunID int64
+	// RunAttempt is the attempt of its run the job ran in (GitHub's run_attempt).
+	RunAttempt int
+	// Superseded: a re-run replaced the job with a new one in a later attempt.
+	Superseded  bool
 	Repo        string
 	Name        string
 	Labels      []string
@@ -31,7 +28,7 @@ type job struct {
 
 func (j *job) json() map[string]any {
 	out := map[string]any{
-		"id": j.ID, "run_id": j.RunID, "name": j.Name, "status": j.Status, "labels": j.Labels,
+		"id": j.ID, "run_id": j.RunID, "run_attempt": j.RunAttempt, "name": j.Name, "status": j.Status, "labels": j.Labels,
 		"created_at": j.CreatedAt.UTC().Format(time.RFC3339),
 	}
 	if j.Conclusion != "" {
@@ -40,6 +37,9 @@ func (j *job) json() map[string]any {
 	if j.RunnerName != "" {
 		out["runner_name"], out["runner_id"] = j.RunnerName, j.RunnerID
 		out["started_at"] = j.StartedAt.UTC().Format(time.RFC3339)
+	}
+	if !j.CompletedAt.IsZero() {
+		out["completed_at"] = j.CompletedAt.UTC().Format(time.RFC3339)
 	}
 	return out
 }
@@ -58,25 +58,28 @@ func (s *Server) listWorkflowRuns(w http.ResponseWriter, r *http.Request) {
 	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 	items := []map[string]any{}
 	for _, rn := range pageOf(all, page, perPage) {
-		items = append(items, map[string]any{"id": rn.ID, "status": rn.Status, "repository": map[string]any{"full_name": rn.Repo},
-			"created_at": rn.CreatedAt.UTC().Format(time.RFC3339)})
+		items = append(items, rn.json())
 	}
 	s.mu.Unlock()
 	s.writeList(w, r, len(all), page, perPage, map[string]any{"total_count": len(all), "workflow_runs": items})
 }
 
+// listWorkflowJobs lists a run's jobs: by default (filter=latest) those of its
+// latest attempt, with filter=all also those a re-run replaced, as GitHub does.
 func (s *Server) listWorkflowJobs(w http.ResponseWriter, r *http.Request) {
+	repo := r.PathValue("owner") + "/" + r.PathValue("repo")
 	runID, _ := strconv.ParseInt(r.PathValue("run"), 10, 64)
+	everyAttempt := r.URL.Query().Get("filter") == "all"
 	page, perPage := pagination(r)
 	s.mu.Lock()
-	if _, ok := s.runs[runID]; !ok {
+	if rn, ok := s.runs[runID]; !ok || rn.Repo != repo {
 		s.mu.Unlock()
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
 	var all []*job
 	for _, j := range s.jobs {
-		if j.RunID == runID {
+		if j.RunID == runID && (everyAttempt || !j.Superseded) {
 			all = append(all, j)
 		}
 	}

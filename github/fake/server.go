@@ -24,6 +24,9 @@ type Server struct {
 	runs           map[int64]*run
 	jobs           map[int64]*job
 	groups         map[string][]*RunnerGroup // by organization
+	reruns         []RerunInfo
+	// noActionsWrite: credentials lack actions: write (SetActionsWrite).
+	noActionsWrite bool
 	// calls has its own lock: a call is logged while a handler may hold mu.
 	callsMu sync.Mutex
 	calls   []Call
@@ -145,7 +148,9 @@ func (s *Server) routes() {
 	s.scopeRoutes("DELETE", "/actions/runners/{id}", s.removeRunner)
 	s.scopeRoutes("POST", "/actions/runners/generate-jitconfig", s.generateJITConfig)
 	s.mux.HandleFunc("GET /repos/{owner}/{repo}/actions/runs", s.listWorkflowRuns)
+	s.mux.HandleFunc("GET /repos/{owner}/{repo}/actions/runs/{run}", s.getWorkflowRun)
 	s.mux.HandleFunc("GET /repos/{owner}/{repo}/actions/runs/{run}/jobs", s.listWorkflowJobs)
+	s.mux.HandleFunc("POST /repos/{owner}/{repo}/actions/jobs/{job}/rerun", s.rerunJob)
 	s.mux.HandleFunc("GET /orgs/{org}/actions/runner-groups", s.listRunnerGroups)
 	s.mux.HandleFunc("POST /app/installations/{id}/access_tokens", s.appInstallationToken)
 	s.controlRoutes()

@@ -1,0 +1,66 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/arcflow/arcflow/activities"
+)
+
+// register does what the runner image's entrypoint does: config.sh with the
+// registration token, or, for a JIT runner, run.sh with its configuration, which
+// brings the runner GitHub registered at its creation online.
+func (r *Runners) register(ctx context.Context, pod *corev1.Pod, env map[string]corev1.EnvVar) error {
+	if err := r.writeVolumes(ctx, pod); err != nil {
+		return err
+	}
+	if _, jit := env[activities.JITConfigSecretKey]; jit {
+		config, err := r.secretValue(ctx, pod.Namespace, env, activities.JITConfigSecretKey)
+		if err != nil {
+			return err
+		}
+		_, err = r.GitHub.StartJIT(config)
+		return err
+	}
+	token, err := r.secretValue(ctx, pod.Namespace, env, activities.TokenSecretKey)
+	if err != nil {
+		return err
+	}
+	labels := strings.FieldsFunc(env["RUNNER_LABELS"].Value, func(c rune) bool { return c == ',' })
+	_, err = r.GitHub.Register(token, env["RUNNER_NAME"].Value, labels, env["RUNNER_EPHEMERAL"].Value != "false")
+	return err
+}
+
+// secretValue reads an environment variable that comes from a Secret, as the
+// kubelet would.
+func (r *Runners) secretValue(ctx context.Context, namespace string, env map[string]corev1.EnvVar, name string) (string, error) {
+	if value := env[name].Value; value != "" {
+		return value, nil // ARC's runner pods carry their token in plain env
+	}
+	from := env[name].ValueFrom
+	if from == nil || from.SecretKeyRef == nil {
+		return "", fmt.Errorf("pod has no %s secret reference", name)
+	}
+	ref := from.SecretKeyRef
+	secret, err := r.Kube.CoreV1().Secrets(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	if err != nil {
+		return "", fmt.Errorf("read secret %s for %s: %w", ref.Name, name, err)
+	}
+	return string(secret.Data[ref.Key]), nil
+}
+
+func runnerEnv(pod *corev1.Pod) map[string]corev1.EnvVar {
+	env := map[string]corev1.EnvVar{}
+	for _, c := range pod.Spec.Containers {
+		if c.Name == "runner" {
+			for _, e := range c.Env {
+				env[e.Name] = e
+			}
+		}
+	}
+	return env
+}
