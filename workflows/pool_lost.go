@@ -29,13 +29,15 @@ const lostMatchWindow = time.Hour
 const maxLostKept = 100
 
 // noteLostRunner remembers a registered runner that infrastructure took away.
-// A runner that ended otherwise lost no job: its failed jobs failed by
-// themselves and are forgotten.
-func (p *poolRun) noteLostRunner(ctx workflow.Context, d RunnerDone) {
+// Registered is the pool's word as well as the runner's: a runner lost just
+// after its job started may not have seen its own registration yet, while the
+// job's in_progress delivery told the pool. A runner that ended otherwise lost
+// no job: its failed jobs failed by themselves and are forgotten.
+func (p *poolRun) noteLostRunner(ctx workflow.Context, r PoolRunner, d RunnerDone) {
 	if p.state.Spec.RerunLostJobs <= 0 {
 		return
 	}
-	if d.Cause == "" || !d.started() {
+	if d.Cause == "" || !(d.started() || r.Registered) {
 		kept := p.state.FailedJobs[:0]
 		for _, f := range p.state.FailedJobs {
 			if f.Runner != d.Name {

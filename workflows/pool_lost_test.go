@@ -128,3 +128,22 @@ func TestUnmatchedLossesAreForgotten(t *testing.T) {
 	pt.deleteAndDrain(time.Minute + lostMatchWindow + time.Minute)
 	pt.run(rerunsSpec(1))
 }
+
+// A runner lost just after its job started has not seen its own registration
+// (RunnerDone without an ID), but the job's start told the pool: its job is
+// lost all the same.
+func TestARunnerLostBeforeItSawItsRegistrationLostItsJob(t *testing.T) {
+	pt, sent := lostJobTest(t)
+	pt.at(time.Second, func() { pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 1}) })
+	pt.at(2*time.Second, func() {
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 1, StartsDelivered: true, Running: []string{pt.created[0].name}})
+	})
+	pt.at(3*time.Second, func() {
+		pt.env.SignalWorkflow(contract.SignalRunnerDone, RunnerDone{Name: pt.created[0].name, Reason: EndPodFailed, Cause: activities.CauseOOMKilled})
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 1, StartsDelivered: true, Finished: []string{pt.created[0].name},
+			Failed: []FailedJob{failedOn(pt.created[0].name, 10)}})
+	})
+	pt.at(4*time.Second, func() { require.Len(t, *sent, 1) })
+	pt.deleteAndDrain(time.Minute)
+	pt.run(rerunsSpec(1))
+}

@@ -107,7 +107,7 @@ func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 		} else {
 			finishing, registeredByJob = r.Finishing, p.state.registeredByJob(r)
 			p.noteEnded(r)
-			p.noteLostRunner(ctx, d)
+			p.noteLostRunner(ctx, r, d)
 		}
 	}
 	known := len(kept) < len(p.state.Runners)

@@ -49,7 +49,9 @@ func RerunWorkflow(ctx workflow.Context, in RerunInput) (RerunState, error) {
 		lost := *r.state.Pending
 		outcome, message := r.handle(ctx, lost)
 		r.state.Outcomes = append(r.state.Outcomes, outcome)
-		if outcome == activities.RerunDone {
+		if outcome == activities.RerunDone || outcome == activities.RerunAlready {
+			// Already: this workflow's own earlier try whose answer was lost
+			// (a worker killed mid-call), or a person's: the job was re-run.
 			r.state.Reruns++
 		}
 		r.report(ctx, lost, outcome, message)
@@ -160,7 +162,7 @@ func (r *rerunRun) report(ctx workflow.Context, lost JobLost, outcome, message s
 	case activities.RerunDone:
 		text += fmt.Sprintf("re-run (%d of at most %d)", r.state.Reruns, lost.Limit)
 	case activities.RerunAlready:
-		text += "already re-run (the run has a newer attempt)"
+		text += fmt.Sprintf("re-run (%d of at most %d; the run had its new attempt already: an earlier try of this call, or a person)", r.state.Reruns, lost.Limit)
 	case activities.RerunNoPermission:
 		text += "not re-run: the GitHub credentials lack actions: write (" + message + ")"
 	default:

@@ -152,3 +152,15 @@ func TestRerunEndsAfterTheWatch(t *testing.T) {
 	rt.run()
 	require.Equal(t, time.Hour, rt.env.Now().Sub(rt.start).Round(time.Minute))
 }
+
+// A re-run GitHub already has (the worker died after the call went out, or
+// a person pressed Re-run) counts against the limit as one of ours.
+func TestAReRunAlreadyMadeCountsAgainstTheLimit(t *testing.T) {
+	rt := newRerunTest(t, activities.RerunLostJobOutput{Outcome: activities.RerunAlready})
+	rt.lose(0, JobLost{JobID: 10, RunAttempt: 1, Runner: "app-x", Cause: activities.CauseNodeLost, Limit: 1, Pool: poolRef})
+	rt.lose(30*time.Minute, JobLost{JobID: 20, RunAttempt: 2, Runner: "app-y", Cause: activities.CauseNodeLost, Limit: 1, Pool: poolRef})
+	st := rt.run()
+	require.Equal(t, []string{activities.RerunAlready, activities.RerunLimitReached}, outcomes(rt.reports))
+	require.Equal(t, 1, st.Reruns)
+	require.Len(t, rt.calls, 1)
+}

@@ -49,6 +49,8 @@ type Config struct {
 	JobDurations func(fake.JobInfo) time.Duration
 	// JobHold holds jobs until a channel closes (sim.Runners.JobHold).
 	JobHold func(fake.JobInfo) <-chan struct{}
+	// JobConclusion says how a job ends (sim.Runners.JobConclusion; nil: success).
+	JobConclusion func(fake.JobInfo) string
 	// ExitDelay is how long an ephemeral runner takes to exit after its job
 	// (sim.Runners.ExitDelay; default 0).
 	ExitDelay time.Duration
@@ -125,6 +127,7 @@ func Start(ctx context.Context, cfg Config) (*World, error) {
 	w.Runners = &sim.Runners{
 		Kube: kube, GitHub: gh, Namespace: cfg.runnerNamespace(), Log: cfg.Log, Seed: cfg.Seed,
 		RegisterDelay: cfg.RegisterDelay, JobDuration: cfg.JobDurations, JobHold: cfg.JobHold, ExitDelay: cfg.ExitDelay,
+		JobConclusion: cfg.JobConclusion,
 	}
 	if w.Runners.JobDuration == nil {
 		w.Runners.JobDuration = func(fake.JobInfo) time.Duration { return cfg.JobDuration }

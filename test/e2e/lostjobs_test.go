@@ -1,0 +1,288 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim"
+	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
+)
+
+// lostJobsPool re-runs lost jobs once, on three nodes of the test's own that
+// no other test's pod tolerates.
+const lostJobsPool = `apiVersion: actions.summerwind.dev/v1alpha1
+kind: RunnerDeployment
+metadata:
+  name: app
+  annotations:
+    arcflow.dev/rerun-lost-jobs: "true"
+spec:
+  template:
+    spec:
+      repository: octo-org/app
+      labels: [linux, build]
+      tolerations:
+      - {key: arcflow.dev/test, operator: Equal, value: lost-jobs, effect: NoSchedule}
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+            - matchExpressions:
+              - {key: sim.arcflow.dev/node, operator: In, values: [lost-a, lost-b, lost-c]}
+---
+apiVersion: actions.summerwind.dev/v1alpha1
+kind: HorizontalRunnerAutoscaler
+metadata:
+  name: app
+spec:
+  scaleTargetRef:
+    name: app
+  minReplicas: 0
+  maxReplicas: 10
+  scaleDownDelaySecondsAfterScaleOut: 5
+  scaleUpTriggers:
+  - githubEvent:
+      workflowJob: {}
+    duration: 30m
+`
+
+// Six 60 s jobs run, three on node lost-a and three on lost-b; one of
+// lost-a's jobs shares its workflow run with one of lost-b's. A seventh job
+// fails by itself (its step exits 1). Node lost-a goes: its three jobs are
+// lost. Two runs have completed, so those jobs are re-run at once; the third
+// waits for its run's other job, and the worker is killed and started again
+// while it waits: it is re-run once, when that job is done. The other three
+// finish undisturbed, the failing job is not re-run, and a re-run job
+// OOM-killed (lost twice, with a limit of 1) is not re-run again.
+func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
+	const ns = "lost-jobs"
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	kube, err := stack.Kube()
+	require.NoError(t, err)
+	mustKube := func(*testing.T) kubernetes.Interface { return kube }
+	taint := corev1.Taint{Key: "arcflow.dev/test", Value: "lost-jobs", Effect: corev1.TaintEffectNoSchedule}
+	for _, node := range []string{"lost-a", "lost-b", "lost-c"} {
+		require.NoError(t, sim.AddNode(ctx, mustKube(t), node, taint))
+		t.Cleanup(func() { _ = mustKube(t).CoreV1().Nodes().Delete(context.Background(), node, metav1.DeleteOptions{}) })
+	}
+	cordon(t, ctx, kube, "lost-b", true)
+	cordon(t, ctx, kube, "lost-c", true)
+	w := startSimWorld(t, ctx, simworld.Config{
+		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, Seed: 36,
+		JobDurations: func(j fake.JobInfo) time.Duration {
+			switch {
+			case j.Name == "fails":
+				return 2 * time.Second
+			case j.RunAttempt > 1:
+				return 10 * time.Second // a re-run: long enough to lose it again
+			}
+			return 60 * time.Second
+		},
+		JobConclusion: func(j fake.JobInfo) string {
+			if j.Name == "fails" {
+				return "failure"
+			}
+			return "success"
+		},
+	})
+	t.Cleanup(func() {
+		if t.Failed() {
+			out, _ := os.ReadFile(w.Worker.LogPath())
+			t.Logf("worker log:\n%s", out)
+		}
+	})
+	require.NoError(t, w.Apply(ctx, lostJobsPool))
+
+	// Three jobs on lost-a, each its own run.
+	var onA []fake.JobInfo
+	for i := range 3 {
+		onA = append(onA, w.GitHub.QueueJob("octo-org/app", fmt.Sprintf("a-%d", i), buildLabels))
+	}
+	require.Eventually(t, func() bool { return jobsIn(w, "in_progress") == 3 }, 60*time.Second, 100*time.Millisecond, "lost-a's jobs run")
+	// Three on lost-b; b-0 shares a-0's run. Then the job that fails by itself.
+	cordon(t, ctx, kube, "lost-a", true)
+	cordon(t, ctx, kube, "lost-b", false)
+	sibling, err := w.GitHub.QueueJobInRun(onA[0].RunID, "b-0", buildLabels)
+	require.NoError(t, err)
+	onB := []fake.JobInfo{sibling}
+	for i := 1; i < 3; i++ {
+		onB = append(onB, w.GitHub.QueueJob("octo-org/app", fmt.Sprintf("b-%d", i), buildLabels))
+	}
+	require.Eventually(t, func() bool { return jobsIn(w, "in_progress") == 6 }, 60*time.Second, 100*time.Millisecond, "lost-b's jobs run")
+	fails := w.GitHub.QueueJob("octo-org/app", "fails", buildLabels)
+	require.Eventually(t, func() bool { j, _ := jobByID(w, fails.ID); return j.Status == "completed" }, 60*time.Second, 100*time.Millisecond)
+	for _, j := range onA {
+		got, _ := jobByID(w, j.ID)
+		require.Equal(t, "lost-a", w.Runners.NodeOf(got.RunnerName), "job %s runs on lost-a", j.Name)
+	}
+
+	// lost-a goes; re-runs land on lost-c.
+	cordon(t, ctx, kube, "lost-b", true)
+	cordon(t, ctx, kube, "lost-c", false)
+	lostAt := time.Now()
+	require.NoError(t, w.Runners.LoseNode(ctx, "lost-a"))
+	require.Len(t, w.Runners.Lost(), 3)
+
+	// a-0's re-run waits for b-0; the worker dies and comes back meanwhile.
+	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress})
+	require.NoError(t, err)
+	defer tc.Close()
+	waiting := contract.RerunWorkflowID("octo-org/app", onA[0].RunID, "a-0")
+	require.Eventually(t, func() bool {
+		st, err := rerunState(ctx, tc, waiting)
+		return err == nil && st.Phase == workflows.RerunPhaseWaiting
+	}, 90*time.Second, 200*time.Millisecond, "a-0's re-run waits for its run")
+	require.NoError(t, w.Worker.Restart())
+
+	rerunOf := func(job fake.JobInfo) (fake.JobInfo, bool) {
+		for _, j := range w.GitHub.Jobs() {
+			if j.RunID == job.RunID && j.Name == job.Name && j.RunAttempt > job.RunAttempt {
+				return j, true
+			}
+		}
+		return fake.JobInfo{}, false
+	}
+	// a-1's re-run is lost as well: its runner OOM-killed once it runs.
+	var a1 fake.JobInfo
+	require.Eventually(t, func() bool {
+		j, ok := rerunOf(onA[1])
+		a1 = j
+		return ok && j.Status == "in_progress"
+	}, 90*time.Second, 100*time.Millisecond, "a-1 re-run and running")
+	secondStart := a1.StartedAt
+	pod := podOf(t, ctx, kube, ns, a1.RunnerName)
+	require.NoError(t, w.Runners.OOMKill(ctx, ns, pod))
+
+	require.Eventually(t, func() bool {
+		for _, j := range onA {
+			if r, ok := rerunOf(j); !ok || r.Status != "completed" {
+				return false
+			}
+		}
+		return true
+	}, 4*time.Minute, 200*time.Millisecond, "every lost job re-run to its end")
+
+	// Exactly one re-run per lost job, none for the rest.
+	reruns := map[int64]int{}
+	for _, r := range w.GitHub.Reruns() {
+		reruns[r.JobID]++
+	}
+	require.Len(t, w.GitHub.Reruns(), 3, "one re-run per lost job: %+v", w.GitHub.Reruns())
+	for _, j := range onA {
+		require.Equal(t, 1, reruns[j.ID], "%s re-run once", j.Name)
+	}
+	for _, j := range append(onB, fails) {
+		got, _ := jobByID(w, j.ID)
+		require.Zero(t, reruns[j.ID], "%s not re-run", j.Name)
+		want := "success"
+		if j.Name == "fails" {
+			want = "failure"
+		}
+		require.Equal(t, want, got.Conclusion, "%s ended as it would have", j.Name)
+	}
+	for i, j := range onA {
+		r, _ := rerunOf(j)
+		want := "success"
+		if i == 1 {
+			want = "failure" // lost again; the limit is 1
+		}
+		require.Equal(t, want, r.Conclusion, "%s's re-run", j.Name)
+	}
+	require.Empty(t, w.Runners.Violations(), "arcflow deleted no busy runner's pod")
+	require.Len(t, w.Runners.Lost(), 4, "three on lost-a, one OOM-killed")
+
+	// What the operator sees: events on the RunnerDeployment.
+	events, err := mustKube(t).CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=app"})
+	require.NoError(t, err)
+	reasons := map[string]int{}
+	for _, e := range events.Items {
+		reasons[e.Reason]++
+		if e.Reason != "ScalingUp" {
+			t.Logf("event %s %s: %s", e.Type, e.Reason, e.Message)
+		}
+	}
+	twice, err := rerunState(ctx, tc, contract.RerunWorkflowID("octo-org/app", onA[1].RunID, "a-1"))
+	require.NoError(t, err)
+	t.Logf("a-1's re-run workflow: %+v", twice)
+	if v, err := tc.QueryWorkflow(ctx, contract.PoolWorkflowID(ns, "RunnerDeployment", "app"), "", contract.QueryState); err == nil {
+		var pool workflows.PoolState
+		_ = v.Get(&pool)
+		t.Logf("pool: lost runners %+v, failed jobs %+v, runners %+v", pool.LostRunners, pool.FailedJobs, pool.Runners)
+	}
+	out, _ := stack.Kubectl(ctx, "get", "pods", "-n", ns, "-o", "yaml")
+	t.Logf("pods:\n%s", out)
+	require.Equal(t, 3, reasons["JobRerun"], "events: %v", reasons)
+	require.GreaterOrEqual(t, reasons["JobLost"], 5, "4 losses noticed by the pool, 1 past its limit: %v", reasons)
+
+	// Figures for the closing note.
+	calls := w.GitHub.CallCounts()
+	perRerun := float64(calls["GET /repos/{owner}/{repo}/actions/runs/{run}"]+calls["POST /repos/{owner}/{repo}/actions/jobs/{job}/rerun"]) / 3
+	r2, _ := rerunOf(onA[2])
+	t.Logf("loss -> a-2's re-run started on a new runner: %v; a-1's: %v; a-0 (waited for its run): %v; GitHub calls per re-run: %.1f (%v)",
+		r2.StartedAt.Sub(lostAt).Round(10*time.Millisecond), secondStart.Sub(lostAt).Round(10*time.Millisecond),
+		mustRerun(rerunOf(onA[0])).StartedAt.Sub(lostAt).Round(10*time.Millisecond), perRerun, calls)
+}
+
+func mustRerun(j fake.JobInfo, _ bool) fake.JobInfo { return j }
+
+func jobByID(w *simworld.World, id int64) (fake.JobInfo, bool) {
+	for _, j := range w.GitHub.Jobs() {
+		if j.ID == id {
+			return j, true
+		}
+	}
+	return fake.JobInfo{}, false
+}
+
+func cordon(t *testing.T, ctx context.Context, kube kubernetes.Interface, node string, on bool) {
+	t.Helper()
+	patch := fmt.Sprintf(`{"spec":{"unschedulable":%v}}`, on)
+	_, err := kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	require.NoError(t, err)
+}
+
+func podOf(t *testing.T, ctx context.Context, kube kubernetes.Interface, ns, runner string) string {
+	t.Helper()
+	pods, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	for _, p := range pods.Items {
+		for _, c := range p.Spec.Containers {
+			for _, e := range c.Env {
+				if e.Name == "RUNNER_NAME" && e.Value == runner {
+					return p.Name
+				}
+			}
+		}
+	}
+	t.Fatalf("no pod runs runner %s", runner)
+	return ""
+}
+
+func rerunState(ctx context.Context, tc client.Client, id string) (workflows.RerunState, error) {
+	var st workflows.RerunState
+	v, err := tc.QueryWorkflow(ctx, id, "", contract.QueryState)
+	if err != nil {
+		return st, err
+	}
+	var raw json.RawMessage
+	if err := v.Get(&raw); err != nil {
+		return st, err
+	}
+	return st, json.Unmarshal(raw, &st)
+}
+
