@@ -124,8 +124,11 @@ type LostJobReport struct {
 }
 
 // ReportLostJob counts a lost job's outcome and records it as an event on its
-// pool's resource: Normal JobRerun for a re-run, Warning JobLost otherwise.
-// An event that cannot be written is logged, not retried: the count stands.
+// pool's resource: Normal JobRerun for a re-run, Warning JobLost otherwise;
+// a refusal for lack of permission (and the next re-run) sets the
+// RerunLostJobs condition. An event that cannot be written is logged, not
+// retried. A retry of the whole call counts the outcome again: the metric is
+// at least once.
 func (k *Kubernetes) ReportLostJob(ctx context.Context, in LostJobReport) error {
 	k.LostJobs.count(in.Cause, in.Outcome)
 	obj, err := k.Dynamic.Resource(PoolResource(in.Pool.Kind)).Namespace(in.Pool.Namespace).Get(ctx, in.Pool.Name, metav1.GetOptions{})
@@ -144,7 +147,7 @@ func (k *Kubernetes) ReportLostJob(ctx context.Context, in LostJobReport) error 
 	if err := RecordEvent(ctx, k.Client, on, eventType, reason, in.Message); err != nil {
 		slog.Warn("cannot record a lost job's event", "pool", in.Pool.Namespace+"/"+in.Pool.Name, "error", err)
 	}
-	return nil
+	return k.setRerunCondition(ctx, obj, in)
 }
 
 func (m *LostJobMetrics) count(cause, outcome string) {

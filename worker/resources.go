@@ -275,8 +275,10 @@ func (w *ResourceWatcher) setConditions(ctx context.Context, kind string, u *uns
 	if taken, ok := runnersTakenOverCondition(u); ok {
 		conds = append(conds, taken)
 	}
-	if budget, ok := conditionOf(u, gitHubBudget); ok {
-		conds = append(conds, budget) // the budget watcher's, kept as it is
+	for _, kept := range []string{gitHubBudget, activities.RerunLostJobsCondition} {
+		if c, ok := conditionOf(u, kept); ok {
+			conds = append(conds, c) // the budget watcher's and the re-run workflows', kept as they are
+		}
 	}
 	if conditionsUnchanged(u, conds) {
 		return
@@ -288,7 +290,7 @@ func (w *ResourceWatcher) setConditions(ctx context.Context, kind string, u *uns
 		switch {
 		case c.Type == runnersFailing:
 			w.reportFailingStart(ctx, kind, u, c)
-		case c.Type == gitHubBudget, c.Type == runnersTakenOver: // their events come from elsewhere
+		case c.Type == gitHubBudget, c.Type == runnersTakenOver, c.Type == activities.RerunLostJobsCondition: // their events come from elsewhere
 		case c.Status == metav1.ConditionFalse || c.Type == "UnsupportedFields":
 			w.event(ctx, kind, u, c.Reason, c.Message)
 		}

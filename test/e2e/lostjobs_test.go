@@ -206,25 +206,39 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 	require.Empty(t, w.Runners.Violations(), "arcflow deleted no busy runner's pod")
 	require.Len(t, w.Runners.Lost(), 4, "three on lost-a, one OOM-killed")
 
+	twice, err := rerunState(ctx, tc, contract.RerunWorkflowID("octo-org/app", onA[1].RunID, "a-1"))
+	require.NoError(t, err)
+	require.Equal(t, []string{activities.RerunDone, activities.RerunLimitReached}, twice.Outcomes, "a-1: re-run, then past its limit")
+	calls := w.GitHub.CallCounts() // before the permission phase, whose calls re-run nothing
+
+	// Credentials without actions: write: a lost job is not re-run, and the
+	// RunnerDeployment's condition says why.
+	w.GitHub.SetActionsWrite(false)
+	late := w.GitHub.QueueJob("octo-org/app", "late", buildLabels)
+	require.Eventually(t, func() bool { j, _ := jobByID(w, late.ID); return j.Status == "in_progress" }, 60*time.Second, 100*time.Millisecond)
+	lateJob, _ := jobByID(w, late.ID)
+	require.NoError(t, w.Runners.OOMKill(ctx, ns, podOf(t, ctx, kube, ns, lateJob.RunnerName)))
+	require.Eventually(t, func() bool {
+		out, err := stack.Kubectl(ctx, "get", "-n", ns, "rdeploy", "app", "-o", `jsonpath={.status.conditions[?(@.type=="RerunLostJobs")].reason}`)
+		return err == nil && out == "NoActionsWrite"
+	}, 60*time.Second, 200*time.Millisecond, "the condition says the credentials lack actions: write")
+	require.Len(t, w.GitHub.Reruns(), 3, "the late job is not re-run")
+
 	// What the operator sees: events on the RunnerDeployment.
 	events, err := kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=app"})
 	require.NoError(t, err)
 	reasons := map[string]int{}
 	for _, e := range events.Items {
-		reasons[e.Reason]++
-		if e.Reason != "ScalingUp" {
+		reasons[e.Type+"/"+e.Reason]++
+		if e.Reason != "ScalingUp" && e.Reason != "ScalingDown" {
 			t.Logf("event %s %s: %s", e.Type, e.Reason, e.Message)
 		}
 	}
-	twice, err := rerunState(ctx, tc, contract.RerunWorkflowID("octo-org/app", onA[1].RunID, "a-1"))
-	require.NoError(t, err)
-	t.Logf("a-1's re-run workflow: %+v", twice)
-	require.Equal(t, []string{activities.RerunDone, activities.RerunLimitReached}, twice.Outcomes, "a-1: re-run, then past its limit")
-	require.Equal(t, 3, reasons["JobRerun"], "events: %v", reasons)
-	require.GreaterOrEqual(t, reasons["JobLost"], 5, "4 losses noticed by the pool, 1 past its limit: %v", reasons)
+	require.Equal(t, 3, reasons["Normal/JobRerun"], "events: %v", reasons)
+	require.Equal(t, 5, reasons["Normal/JobLost"], "the pool noticed 5 losses: %v", reasons)
+	require.Equal(t, 2, reasons["Warning/JobLost"], "one past its limit, one without permission: %v", reasons)
 
 	// Figures for the closing note.
-	calls := w.GitHub.CallCounts()
 	perRerun := float64(calls["GET /repos/{owner}/{repo}/actions/runs/{run}"]+calls["POST /repos/{owner}/{repo}/actions/jobs/{job}/rerun"]) / 3
 	r2, _ := rerunOf(onA[2])
 	t.Logf("loss -> a-2's re-run started on a new runner: %v; a-1's: %v; a-0 (waited for its run): %v; GitHub calls per re-run: %.1f (%v)",

@@ -1,0 +1,71 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// RerunLostJobsCondition is the condition type that says whether a pool's lost
+// jobs can be re-run: False with reason NoActionsWrite once GitHub refused a
+// re-run for lack of permission, True again after a re-run went through. The
+// resource watcher keeps it as it is when it writes its own conditions.
+const RerunLostJobsCondition = "RerunLostJobs"
+
+// rerunCondition is the condition an outcome sets; ok is false for outcomes
+// that say nothing of the permission.
+func rerunCondition(outcome, message string, generation int64) (metav1.Condition, bool) {
+	c := metav1.Condition{Type: RerunLostJobsCondition, ObservedGeneration: generation, LastTransitionTime: metav1.Now()}
+	switch outcome {
+	case RerunNoPermission:
+		c.Status, c.Reason = metav1.ConditionFalse, "NoActionsWrite"
+		c.Message = "GitHub refused to re-run a lost job: the credentials lack actions: write (" + message + "); lost jobs stay failed until the GitHub App or token gets Actions read and write"
+	case RerunDone, RerunAlready:
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, "Rerunning", "lost jobs are re-run"
+	default:
+		return c, false
+	}
+	return c, true
+}
+
+// setRerunCondition writes the outcome's condition on the pool's resource
+// when it changes what the resource says.
+func (k *Kubernetes) setRerunCondition(ctx context.Context, obj *unstructured.Unstructured, in LostJobReport) error {
+	want, ok := rerunCondition(in.Outcome, in.Message, obj.GetGeneration())
+	if !ok {
+		return nil
+	}
+	have, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	encoded, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&want)
+	if err != nil {
+		return fmt.Errorf("condition %s: %w", RerunLostJobsCondition, err)
+	}
+	conds, replaced := make([]any, 0, len(have)+1), false
+	for _, h := range have {
+		if m, isMap := h.(map[string]any); isMap && m["type"] == RerunLostJobsCondition {
+			if m["status"] == string(want.Status) && m["reason"] == want.Reason {
+				return nil // says so already; a new message is no news
+			}
+			h, replaced = encoded, true
+		}
+		conds = append(conds, h)
+	}
+	if !replaced {
+		conds = append(conds, encoded)
+	}
+	patch, err := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
+	if err != nil {
+		return fmt.Errorf("condition %s: %w", RerunLostJobsCondition, err)
+	}
+	_, err = k.Dynamic.Resource(PoolResource(in.Pool.Kind)).Namespace(in.Pool.Namespace).
+		Patch(ctx, in.Pool.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	if err != nil {
+		return fmt.Errorf("condition %s on %s %s/%s: %w", RerunLostJobsCondition, in.Pool.Kind, in.Pool.Namespace, in.Pool.Name, err)
+	}
+	return nil
+}
