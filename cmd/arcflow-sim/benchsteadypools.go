@@ -55,6 +55,7 @@ func benchSteadyPools(ctx context.Context, s *session, l steadyPoolsLoad) (strin
 		return "", err
 	}
 	w.GitHub.ResetCalls()
+	serverBase, postgresBase := s.serverUsage()
 	readsBefore, err := simworld.RunnerListReads(ctx, w.WorkerMetricsURL)
 	if err != nil {
 		return "", err
@@ -76,12 +77,18 @@ func benchSteadyPools(ctx context.Context, s *session, l steadyPoolsLoad) (strin
 		return "", fmt.Errorf("%w (%d of %d jobs done, %d runner pods live)", err, done, jobs, w.Runners.LivePods())
 	}
 	end := time.Now()
+	server, postgres := s.serverUsage() // before the reads below, which cost the server too
+	server, postgres = server.Minus(serverBase), postgres.Minus(postgresBase)
 	calls := w.GitHub.Calls()
 	reads, err := simworld.RunnerListReads(ctx, w.WorkerMetricsURL)
 	if err != nil {
 		return "", err
 	}
 	out, err := simworld.MeasureSteady(ctx, s.temporal, w, load, end)
+	if err != nil {
+		return "", err
+	}
+	actions, err := simworld.NamespaceActions(ctx, s.temporal, ns, started)
 	if err != nil {
 		return "", err
 	}
@@ -97,6 +104,7 @@ func benchSteadyPools(ctx context.Context, s *session, l steadyPoolsLoad) (strin
 	fmt.Fprintf(&b, "| runner pods per job | %.2f | n/a | 1.01 |\n", out.PodsPerJob())
 	fmt.Fprintf(&b, "| queued -> started p50 / p95 / p99 | %v | 10.59 / - / 13.26 s at 0.5 jobs/s | 10.2 / 11.5 / 17.6 s |\n", out.Waits)
 	fmt.Fprintf(&b, "| GitHub calls per job; per hour | %.2f; %.0f | 0.28 | 2.30 |\n", perJob(len(calls)), float64(len(calls))/max(hours, 1e-9))
+	steadyCostRows(&b, actions, jobs, s.serverName(), server, postgres)
 	b.WriteString("\nGitHub calls by endpoint and status, per job:\n\n| endpoint | status | calls | per job |\n|---|---|---|---|\n")
 	type key struct {
 		endpoint string

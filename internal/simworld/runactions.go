@@ -3,6 +3,8 @@ package simworld
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,8 +21,41 @@ type RunActions struct {
 	// Before are the Actions recorded before the split (the autoscaler and pool
 	// coming up), From those recorded at or after it.
 	Before, From Actions
+	// ByWorkflow splits From by the workflow that paid it: autoscaler, pool,
+	// runner or rerun (WorkflowKind).
+	ByWorkflow map[string]Actions
 	// Runs counts the workflow runs read (each continue-as-new run is one).
 	Runs int
+}
+
+// WorkflowKind names what an arcflow workflow ID stands for: autoscaler
+// (hra/...), pool, runner or rerun.
+func WorkflowKind(id string) string {
+	prefix, _, _ := strings.Cut(id, "/")
+	if prefix == "hra" {
+		return "autoscaler"
+	}
+	return prefix
+}
+
+// PaidBy lists, per unit (job), what each workflow kind paid and of which
+// kinds of Actions, most first: "runner 6.10 (2.00 signals, ...); pool ...".
+func PaidBy(by map[string]Actions, units int) string {
+	kinds := make([]string, 0, len(by))
+	for k := range by {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		if by[kinds[i]].Total() != by[kinds[j]].Total() {
+			return by[kinds[i]].Total() > by[kinds[j]].Total()
+		}
+		return kinds[i] < kinds[j]
+	})
+	parts := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%s %.2f (%s)", k, float64(by[k].Total())/float64(max(units, 1)), by[k].PerUnit(units)))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // NamespaceActions reads the whole history of every autoscaler, pool and runner
@@ -29,10 +64,13 @@ type RunActions struct {
 // runs it started and the run it continued as new: on a cluster, visibility
 // (PostgreSQL, written asynchronously) can lag behind the histories by seconds.
 func NamespaceActions(ctx context.Context, tc client.Client, namespace string, split time.Time) (RunActions, error) {
-	var out RunActions
-	err := walkRuns(ctx, tc, arcflowRunQueries([]string{namespace}), 1, func(_ runRef, events []*historypb.HistoryEvent) {
+	out := RunActions{ByWorkflow: map[string]Actions{}}
+	err := walkRuns(ctx, tc, arcflowRunQueries([]string{namespace}), 1, func(ref runRef, events []*historypb.HistoryEvent) {
 		before, from := splitEvents(events, split)
-		out.Before, out.From = out.Before.Plus(CountActions(before)), out.From.Plus(CountActions(from))
+		counted := CountActions(from)
+		out.Before, out.From = out.Before.Plus(CountActions(before)), out.From.Plus(counted)
+		kind := WorkflowKind(ref.id)
+		out.ByWorkflow[kind] = out.ByWorkflow[kind].Plus(counted)
 		out.Runs++
 	})
 	return out, err
