@@ -111,6 +111,9 @@ func (g *GitHub) RemoveRunner(ctx context.Context, in RemoveRunnerInput) (Remove
 type RunnerBusyInput struct {
 	Scope github.Scope
 	Names []string
+	// Fresh reads the list now (it becomes the shared one): for a rollout
+	// that must not take a runner whose job just started for an idle one.
+	Fresh bool `json:",omitempty"`
 }
 
 // RunnerBusy reports which of the named runners GitHub lists as busy, from the
@@ -118,6 +121,17 @@ type RunnerBusyInput struct {
 // within the interval. A flag that is stale only orders the pool's choice of
 // runners to stop: RemoveRunner's 422 keeps a runner that took a job since.
 func (g *GitHub) RunnerBusy(ctx context.Context, in RunnerBusyInput) (map[string]bool, error) {
+	if in.Fresh && len(in.Names) > 0 {
+		registry, err := g.registry(ctx, in.Scope)
+		if err != nil {
+			return nil, err
+		}
+		// A fresh lookup of one name reads the whole list now and makes it
+		// the scope's shared one, which the read below then uses.
+		if _, _, err := registry.FindRunnerFresh(github.WithPurpose(ctx, "fresh"), in.Scope, in.Names[0]); err != nil {
+			return nil, githubError(fmt.Errorf("list runners of %s: %w", in.Scope, err))
+		}
+	}
 	listed, err := g.listedRunners(github.WithPurpose(ctx, "busy"), in)
 	if err != nil {
 		return nil, err

@@ -165,7 +165,10 @@ func (p *poolRun) plan(ctx workflow.Context) PoolPlan {
 	var busy map[string]bool
 	var phases map[string]corev1.PodPhase
 	fromJobs := false
-	if plan.NeedBusy {
+	switch {
+	case plan.NeedBusyListed:
+		busy = p.busyOldRunners(ctx)
+	case plan.NeedBusy:
 		if busy, fromJobs = p.busyFromJobs(ctx); !fromJobs {
 			busy = p.busyRunners(ctx)
 		}

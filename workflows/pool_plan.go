@@ -74,6 +74,14 @@ type PoolView struct {
 	// of Desired asks for no runner.
 	RolloutByDemand bool
 	DemandSurge     int
+	// AskBusyOld: under RolloutByDemand, in a pool that hears its jobs
+	// start, before creating a runner beside registered old ephemeral
+	// runners that no delivery showed busy, ask GitHub's list
+	// (PoolPlan.NeedBusyListed): an autoscaler passes a job's start only with
+	// its next scale request, so a busy old runner may not be marked yet, and
+	// a new runner beside it would wait for a job that already runs. Runs
+	// from before it create beside them.
+	AskBusyOld bool
 	// Ceiling is the autoscaler's maxReplicas (zero: none). Outside a rollout,
 	// runners that are stopping or finishing count against it: their pods
 	// still run, and maxReplicas bounds pods, not capacity.
@@ -86,6 +94,9 @@ type PoolPlan struct {
 	Stop   []string
 	// NeedBusy: choosing runners to stop needs GitHub's busy flags; ask and plan again.
 	NeedBusy bool
+	// NeedBusyListed: the deliveries cannot tell, so the flags must come from
+	// GitHub's list (PoolView.AskBusyOld).
+	NeedBusyListed bool `json:",omitempty"`
 	// NeedPods: choosing among unregistered runners needs their pods' phases.
 	NeedPods bool `json:",omitempty"`
 	// WakeAt: plan again then: creation is deferred until then, or unheard
@@ -103,7 +114,7 @@ type PoolPlan struct {
 // under RolloutByDemand).
 func planPool(v PoolView) PoolPlan {
 	var current, old []PoolRunner
-	stopping, drainingOld, busyOld := 0, 0, 0
+	stopping, drainingOld, busyOld, unknownOld := 0, 0, 0, 0
 	for _, r := range v.Runners {
 		switch {
 		case r.Stopping || r.Finishing:
@@ -115,8 +126,14 @@ func planPool(v PoolView) PoolPlan {
 			current = append(current, r)
 		default:
 			old = append(old, r)
-			if r.Busy && v.Ephemeral {
+			switch {
+			case !v.Ephemeral:
+			case r.Busy || v.Busy[r.Name]:
 				busyOld++
+			default:
+				// Registered or not: the pool hears of a registration from
+				// the job's start, which may not be passed on yet.
+				unknownOld++
 			}
 		}
 	}
@@ -176,6 +193,9 @@ func planPool(v PoolView) PoolPlan {
 			// its place once it left and the demand is still there (issue 37:
 			// 10 new runners beside 10 busy old ones for 10 jobs).
 			limit = demand + max(v.DemandSurge, 1)
+			if v.AskBusyOld && v.Busy == nil && unknownOld > 0 && min(want-busyOld, limit-len(current)-len(old)-stopping) > 0 {
+				return PoolPlan{NeedBusy: true, NeedBusyListed: true}
+			}
 			want -= busyOld
 		}
 		want = min(want, limit-len(current)-len(old)-stopping)

@@ -4,6 +4,8 @@ import (
 	"reflect"
 
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/arcflow/arcflow/activities"
 )
 
 // surgeDrainingVersion marks pools whose rollout surge counts old runners that
@@ -47,7 +49,55 @@ func (p *poolRun) planRollout(ctx workflow.Context, v PoolView) PoolPlan {
 	v.RolloutByDemand = true
 	plan := planPool(v)
 	if reflect.DeepEqual(plan, older) || workflow.GetVersion(ctx, rolloutByDemandVersion, workflow.DefaultVersion, 1) < 1 {
-		return older
+		plan = older
 	}
-	return plan
+	if s := p.state.Scale; s == nil || !s.StartsDelivered || p.state.BusyListedFor == p.state.Spec.TemplateHash {
+		// Busy old runners are known from deliveries only where starts are
+		// delivered; and GitHub's list is read once per rollout.
+		return plan
+	}
+	v.AskBusyOld = true
+	asking := planPool(v)
+	if !asking.NeedBusyListed || workflow.GetVersion(ctx, rolloutAsksBusyVersion, workflow.DefaultVersion, 1) < 1 {
+		return plan
+	}
+	return asking
+}
+
+// rolloutAsksBusyVersion marks pools that ask GitHub which old runners are
+// busy before a rollout creates beside them (PoolView.AskBusyOld). It is
+// asked for only when that changes the plan.
+const rolloutAsksBusyVersion = "rollout-asks-busy"
+
+// busyOldRunners reads, from a list of the scope's runners read now, which of
+// the pool's old runners are busy, registered in the pool's eyes or not (it
+// hears of a registration from the job's start), and keeps the answer: busy
+// ones serve their jobs and then leave, and the rollout's next plans need not
+// ask again. When GitHub cannot tell, none counts as busy: the rollout then
+// surges as before.
+func (p *poolRun) busyOldRunners(ctx workflow.Context) map[string]bool {
+	s := &p.state
+	s.BusyListedFor = s.Spec.TemplateHash
+	var names []string
+	for _, r := range s.Runners {
+		if r.TemplateHash != s.Spec.TemplateHash && !r.Stopping && !r.Finishing && !r.RegistrationOnly {
+			names = append(names, r.Name)
+		}
+	}
+	busy := map[string]bool{}
+	in := activities.RunnerBusyInput{Scope: s.Spec.Scope, Names: names, Fresh: true}
+	if err := workflow.ExecuteActivity(githubOptions(ctx), gh.RunnerBusy, in).Get(ctx, &busy); err != nil {
+		workflow.GetLogger(ctx).Warn("cannot tell which old runners are busy", "pool", s.Spec.Name, "error", err)
+		return map[string]bool{}
+	}
+	for i := range s.Runners {
+		r := &s.Runners[i]
+		if busy[r.Name] {
+			r.Busy, r.Registered = true, true // GitHub gave it a job, so it registered
+		}
+		if r.Busy {
+			busy[r.Name] = true // and those the deliveries named, for any choice of runners to stop
+		}
+	}
+	return busy
 }

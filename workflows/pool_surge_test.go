@@ -177,3 +177,41 @@ func TestARolloutUnderAHeldCountInARunFromBeforeRolloutByDemand(t *testing.T) {
 	pt.deleteAndDrain(4 * time.Second)
 	pt.run(spec(0, "h1", true))
 }
+
+// The same rollout when the template changes before the autoscaler passed the
+// ten starts on (it sends them with its next scale request): the pool asks
+// GitHub's list once which old runners are busy, creates nothing beside them,
+// and keeps the answer, so the plans after it do not ask again.
+func TestARolloutAsksGitHubWhenTheStartsAreNotPassedOnYet(t *testing.T) {
+	pt := newPoolTest(t)
+	demand := 10
+	scale := func() {
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 100, Demand: &demand, StartsDelivered: true, NamesFinished: true,
+			DecidedAt: pt.env.Now(), EffectiveTime: pt.env.Now()})
+	}
+	pt.at(0, scale)
+	pt.at(time.Second, func() {
+		require.Len(t, pt.created, 10)
+		pt.registerAll()
+		for _, c := range pt.created {
+			pt.busy[c.name] = true // their jobs started; no delivery passed on yet
+		}
+	})
+	pt.at(2*time.Second, func() {
+		next := spec(0, "h2", true)
+		next.Generation = 2
+		pt.env.SignalWorkflow(contract.SignalSpec, next)
+	})
+	pt.at(3*time.Second, func() {
+		require.Len(t, pt.created, 10, "no new runner beside the busy old ones")
+		require.Equal(t, 1, pt.busyCalls, "one read of GitHub's list")
+		scale() // another decision, same demand
+	})
+	pt.at(30*time.Second, func() {
+		require.Len(t, pt.created, 10)
+		require.Equal(t, 1, pt.busyCalls, "the answer was kept")
+		require.Empty(t, pt.stopped)
+	})
+	pt.deleteAndDrain(time.Minute)
+	pt.run(spec(0, "h1", true))
+}

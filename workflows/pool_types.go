@@ -116,6 +116,9 @@ type PoolState struct {
 	// LostRunners and FailedJobs wait for each other to make a lost job
 	// (pool_lost.go); both empty unless the pool re-runs lost jobs.
 	LostRunners []LostRunner `json:",omitempty"`
+	// BusyListedFor is the template hash of the rollout for which GitHub's
+	// list told which old runners were busy (pool_surge.go): once per rollout.
+	BusyListedFor string `json:",omitempty"`
 	FailedJobs  []FailedJob  `json:",omitempty"`
 	// Scale is the autoscaler's last request; when set, it wins over Spec.Replicas.
 	Scale   *ScaleRequest `json:",omitempty"`
