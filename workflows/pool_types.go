@@ -118,8 +118,8 @@ type PoolState struct {
 	LostRunners []LostRunner `json:",omitempty"`
 	// BusyListedFor is the template hash of the rollout for which GitHub's
 	// list told which old runners were busy (pool_surge.go): once per rollout.
-	BusyListedFor string `json:",omitempty"`
-	FailedJobs  []FailedJob  `json:",omitempty"`
+	BusyListedFor string      `json:",omitempty"`
+	FailedJobs    []FailedJob `json:",omitempty"`
 	// Scale is the autoscaler's last request; when set, it wins over Spec.Replicas.
 	Scale   *ScaleRequest `json:",omitempty"`
 	Runners []PoolRunner
