@@ -167,26 +167,36 @@ func (s *Stack) waitAPIServerReady(ctx context.Context, client kubernetes.Interf
 }
 
 func (s *Stack) createFakeNode(ctx context.Context, client kubernetes.Interface) error {
-	capacity := corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse("1k"),
-		corev1.ResourceMemory: resource.MustParse("1Ti"),
-		corev1.ResourcePods:   resource.MustParse("1M"),
-	}
-	node := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:        FakeNodeName,
-			Annotations: map[string]string{"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"},
-			Labels:      map[string]string{"kubernetes.io/hostname": FakeNodeName, "kubernetes.io/os": "linux", "type": "kwok"},
-		},
-		Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity},
-	}
-	if _, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if _, err := client.CoreV1().Nodes().Create(ctx, KwokNode(FakeNodeName, nil), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create fake node: %w", err)
 	}
 	if err := WaitNodeReady(ctx, client, FakeNodeName); err != nil {
 		return fmt.Errorf("kwok did not make %s Ready (is kwok running? see %s): %w", FakeNodeName, filepath.Join(s.Dir, "logs", "kwok.log"), err)
 	}
 	return nil
+}
+
+// KwokNode is a node the stack's kwok plays (its annotation says so), with
+// room for any test's pods, the given extra labels and taints.
+func KwokNode(name string, labels map[string]string, taints ...corev1.Taint) *corev1.Node {
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("1k"),
+		corev1.ResourceMemory: resource.MustParse("1Ti"),
+		corev1.ResourcePods:   resource.MustParse("1M"),
+	}
+	all := map[string]string{"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "type": "kwok"}
+	for k, v := range labels {
+		all[k] = v
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Annotations: map[string]string{"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"},
+			Labels:      all,
+		},
+		Spec:   corev1.NodeSpec{Taints: taints},
+		Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity},
+	}
 }
 
 func writeKubeconfig(path string, cfg *rest.Config) error {
