@@ -234,9 +234,12 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 			t.Logf("event %s %s: %s", e.Type, e.Reason, e.Message)
 		}
 	}
-	require.Equal(t, 3, reasons["Normal/JobRerun"], "events: %v", reasons)
-	require.Equal(t, 5, reasons["Normal/JobLost"], "the pool noticed 5 losses: %v", reasons)
-	require.Equal(t, 2, reasons["Warning/JobLost"], "one past its limit, one without permission: %v", reasons)
+	// Events are written at least once: an activity that wrote one is run
+	// again when the worker dies before its completion is recorded (this
+	// test kills it). The re-runs themselves were counted exactly above.
+	require.GreaterOrEqual(t, reasons["Normal/JobRerun"], 3, "events: %v", reasons)
+	require.GreaterOrEqual(t, reasons["Normal/JobLost"], 5, "the pool noticed 5 losses: %v", reasons)
+	require.GreaterOrEqual(t, reasons["Warning/JobLost"], 2, "one past its limit, one without permission: %v", reasons)
 
 	// Figures for the closing note.
 	perRerun := float64(calls["GET /repos/{owner}/{repo}/actions/runs/{run}"]+calls["POST /repos/{owner}/{repo}/actions/jobs/{job}/rerun"]) / 3
