@@ -54,6 +54,9 @@ type ResourceWatcher struct {
 	// PoolDeletionGrace bounds how long a deleted pool waits for its busy
 	// runners (--pool-deletion-grace-period).
 	PoolDeletionGrace time.Duration
+	// PoolStatusInterval paces each pool's writes of changed replica counts
+	// (--pool-status-interval).
+	PoolStatusInterval time.Duration
 	// ARC, when set, holds every pool and autoscaler back while ARC's
 	// controller-manager runs (see arcgate.go).
 	ARC *ARCController
@@ -220,7 +223,7 @@ func (w *ResourceWatcher) poolSpec(kind string, u *unstructured.Unstructured) (w
 		}
 		spec, err := RunnerSetPoolSpec(&rs, w.RunnerURL)
 		spec.RunnerTimings, spec.VolumeIdleTimeout = w.RunnerTimings, w.VolumeIdleTimeout
-		spec.DeletionGracePeriod = w.PoolDeletionGrace
+		spec.DeletionGracePeriod, spec.StatusInterval = w.PoolDeletionGrace, w.PoolStatusInterval
 		return spec, err
 	default:
 		var rd v1alpha1.RunnerDeployment
@@ -231,7 +234,7 @@ func (w *ResourceWatcher) poolSpec(kind string, u *unstructured.Unstructured) (w
 			return workflows.PoolSpec{}, err
 		}
 		spec, err := RunnerDeploymentPoolSpec(&rd, w.RunnerURL)
-		spec.RunnerTimings, spec.DeletionGracePeriod = w.RunnerTimings, w.PoolDeletionGrace
+		spec.RunnerTimings, spec.DeletionGracePeriod, spec.StatusInterval = w.RunnerTimings, w.PoolDeletionGrace, w.PoolStatusInterval
 		return spec, err
 	}
 }

@@ -70,7 +70,13 @@ type autoscalerRun struct {
 	woke bool
 	// fresh: the workflow started with no state and has not reconciled yet.
 	fresh bool
+	// timer wakes the next decision; kept across waits (keptWakeTimerVersion).
+	timer wakeTimer
 }
+
+// keptWakeTimerVersion marks autoscalers that keep their wake-up timer across
+// decisions (wakeTimer), where older runs started one per decision.
+const keptWakeTimerVersion = "kept-wake-timer"
 
 // decide applies what is due, sends the result, and returns when to wake next.
 func (a *autoscalerRun) decide(ctx workflow.Context) time.Time {
@@ -279,7 +285,11 @@ func (a *autoscalerRun) wait(ctx workflow.Context, wake time.Time) {
 	defer cancel()
 	sel := workflow.NewSelector(wctx)
 	a.listen(ctx, sel)
-	if !wake.IsZero() {
+	if workflow.GetVersion(ctx, keptWakeTimerVersion, workflow.DefaultVersion, 1) >= 1 {
+		if fired := a.timer.arm(ctx, wake); fired != nil {
+			sel.AddFuture(fired, func(workflow.Future) { a.woke = true })
+		}
+	} else if !wake.IsZero() {
 		sel.AddFuture(workflow.NewTimer(wctx, max(wake.Sub(workflow.Now(ctx)), time.Millisecond)), func(workflow.Future) { a.woke = true })
 	}
 	// Job starts alone change nothing to decide (quietStart): the wait goes

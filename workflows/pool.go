@@ -98,6 +98,10 @@ type poolRun struct {
 	starting []pendingStart
 	// volumeWake is when a free volume slot comes due for deletion.
 	volumeWake time.Time
+	// statusDue is when a status change held back by the status interval is
+	// written (pool_status.go); timer wakes the pool, kept across waits.
+	statusDue time.Time
+	timer     wakeTimer
 }
 
 type pendingStart struct {
@@ -330,39 +334,6 @@ func (p *poolRun) newRunnerName(ctx workflow.Context) string {
 	return name
 }
 
-func (p *poolRun) writeStatus(ctx workflow.Context, plan PoolPlan) {
-	s := &p.state
-	status := PoolStatus{Desired: s.Desired(), RunnerFailures: s.Failures}
-	status.VolumesInUse, status.VolumesFree = s.volumeCounts()
-	if s.LastFailure != "" {
-		status.FailingRunners, status.LastRunnerFailure = s.TimeoutStreak, s.LastFailure
-	}
-	for _, r := range s.Runners {
-		if r.Stopping || r.Finishing || r.RegistrationOnly {
-			continue
-		}
-		status.Replicas++
-		if r.TemplateHash == s.Spec.TemplateHash {
-			status.Updated++
-		}
-		if r.Registered {
-			status.Ready++
-			status.Available++
-		}
-	}
-	status = p.withWarm(workflow.Now(ctx), status)
-	status.TakenOver = p.takenOverStatus(ctx)
-	if status == s.Status && len(p.events) == 0 {
-		return
-	}
-	in := activities.PoolStatusInput{Namespace: s.Spec.Namespace, Kind: s.Spec.Kind, Name: s.Spec.Name, Status: status, Events: p.events}
-	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.UpdatePoolStatus, in).Get(ctx, nil); err != nil {
-		workflow.GetLogger(ctx).Warn("cannot write pool status", "pool", s.Spec.Name, "error", err)
-		return
-	}
-	s.Status, p.events = status, nil
-}
-
 // wait blocks until a signal arrives, deferred creation is due, or blocked runners
 // should be checked again.
 func (p *poolRun) wait(ctx workflow.Context, plan PoolPlan) {
@@ -385,7 +356,14 @@ func (p *poolRun) wait(ctx workflow.Context, plan PoolPlan) {
 	if deadline, ok := p.deletionDeadline(); ok && (wake.IsZero() || deadline.Before(wake)) {
 		wake = deadline
 	}
-	if !wake.IsZero() {
+	if p.pacedStatus(ctx) {
+		if !p.statusDue.IsZero() && (wake.IsZero() || p.statusDue.Before(wake)) {
+			wake = p.statusDue
+		}
+		if fired := p.timer.arm(ctx, wake); fired != nil {
+			sel.AddFuture(fired, func(workflow.Future) {})
+		}
+	} else if !wake.IsZero() {
 		sel.AddFuture(workflow.NewTimer(wctx, max(wake.Sub(workflow.Now(ctx)), time.Millisecond)), func(workflow.Future) {})
 	}
 	sel.Select(wctx)

@@ -42,6 +42,8 @@ type poolTest struct {
 	// phases are the runners' pod phases; a runner not listed is Running.
 	phases map[string]corev1.PodPhase
 	status activities.PoolStatus
+	// statusWrites counts UpdatePoolStatus calls.
+	statusWrites int
 	events []string
 	// startTakes is how long each StartWorkflows call takes on the test clock.
 	startTakes time.Duration
@@ -138,17 +140,20 @@ func newPoolTest(t *testing.T) *poolTest {
 		})
 	pt.env.OnActivity(kube.UpdatePoolStatus, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.PoolStatusInput) error {
-			pt.status = in.Status
+			pt.status, pt.statusWrites = in.Status, pt.statusWrites+1
 			pt.events = append(pt.events, in.Events...)
 			return nil
 		})
 	return pt
 }
 
+// spec is a pool's spec for tests that read its status a second after each
+// change; TestAPoolWritesCountsOncePerInterval tests the pacing.
 func spec(replicas int, hash string, ephemeral bool) PoolSpec {
 	return PoolSpec{
 		Namespace: "ci", Kind: "RunnerDeployment", Name: "app", Generation: 1, Replicas: replicas,
 		Ephemeral: ephemeral, Scope: github.Scope{Repository: "octo/app"}, TemplateHash: hash,
+		StatusInterval: time.Millisecond,
 	}
 }
 

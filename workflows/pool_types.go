@@ -38,6 +38,9 @@ type PoolSpec struct {
 	// RerunLostJobs is how many times a job lost to infrastructure is re-run
 	// (arcflow.dev/rerun-lost-jobs; zero: never). See pool_lost.go.
 	RerunLostJobs int `json:",omitempty"`
+	// StatusInterval paces status writes of changed counts
+	// (DefaultPoolStatusInterval when zero; see pool_status.go).
+	StatusInterval time.Duration `json:",omitempty"`
 }
 
 // ScaleRequest is the autoscaler's scale signal: replicas and the effective time of
@@ -150,6 +153,8 @@ type PoolState struct {
 	DeletingSince  time.Time `json:",omitzero"`
 	DeletionForced bool      `json:",omitempty"`
 	Status         PoolStatus
+	// StatusWrittenAt is when Status was last written (pool_status.go).
+	StatusWrittenAt time.Time `json:",omitzero"`
 	// Volumes are a RunnerSet's volume slots.
 	Volumes []VolumeSlot `json:",omitempty"`
 	// Warm holds the runners' times to ready and the idle runner-seconds.

@@ -105,7 +105,7 @@ func (wp *workerPart) run(ctx context.Context) error {
 			Kube: wp.kube, Dynamic: wp.p.dynamic, Temporal: wp.p.temporal, RunnerURL: wp.gh.RunnerURL(),
 			Namespace: ns, Autoscaling: *wp.common.autoscaling, Log: log, Metrics: wp.metrics,
 			RunnerTimings: wp.flags.runnerTimings, Credentials: wp.creds, VolumeIdleTimeout: wp.flags.volumeIdleTimeout,
-			PoolDeletionGrace: wp.flags.poolDeletionGrace, WorkflowCheckPeriod: wp.flags.workflowCheckPeriod,
+			PoolDeletionGrace: wp.flags.poolDeletionGrace, PoolStatusInterval: wp.flags.poolStatusInterval, WorkflowCheckPeriod: wp.flags.workflowCheckPeriod,
 			ARC: wp.arc, Budgets: wp.budget,
 		}
 		errs := make(chan error, 2)

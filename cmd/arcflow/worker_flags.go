@@ -22,6 +22,7 @@ type workerFlags struct {
 	runnerTimings             workflows.RunnerTimings
 	volumeIdleTimeout         time.Duration
 	poolDeletionGrace         time.Duration
+	poolStatusInterval        time.Duration
 	workflowCheckPeriod       time.Duration
 	arcLease, arcPodSelector  string
 	githubListInterval        time.Duration
@@ -52,6 +53,9 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.DurationVar(&w.poolDeletionGrace, "pool-deletion-grace-period",
 		envDuration("ARCFLOW_POOL_DELETION_GRACE_PERIOD", workflows.DefaultPoolDeletionGrace),
 		"how long a deleted RunnerDeployment or RunnerSet waits for its busy runners to finish their jobs before it deletes their pods (env ARCFLOW_POOL_DELETION_GRACE_PERIOD)")
+	fs.DurationVar(&w.poolStatusInterval, "pool-status-interval",
+		envDuration("ARCFLOW_POOL_STATUS_INTERVAL", workflows.DefaultPoolStatusInterval),
+		"how often at most a RunnerDeployment's or RunnerSet's status is written when only its replica counts changed; failures and taken-over runners are written at once (env ARCFLOW_POOL_STATUS_INTERVAL)")
 	fs.DurationVar(&w.workflowCheckPeriod, "workflow-check-period",
 		envDuration("ARCFLOW_WORKFLOW_CHECK_PERIOD", worker.DefaultWorkflowCheckPeriod),
 		"how often the leader starts again the pool and autoscaler workflows Temporal no longer runs (its store lost or replaced); the pools take over their runners (0 disables it)")
