@@ -44,7 +44,7 @@ type poolTest struct {
 	status activities.PoolStatus
 	// statusWrites counts UpdatePoolStatus calls.
 	statusWrites int
-	events []string
+	events       []string
 	// startTakes is how long each StartWorkflows call takes on the test clock.
 	startTakes time.Duration
 	// released is when the pool removed its resource's finalizer (zero: not
