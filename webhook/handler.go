@@ -113,6 +113,7 @@ func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply r
 		event.Overflow = match.Overflow // a completion follows its reservation from the first autoscaler
 	case "in_progress":
 		event.RunnerName = job.GetRunnerName() // busy: its pool need not ask GitHub
+		event.RunnerID = job.GetRunnerID()     // registered: the runner need not ask either
 	case "completed":
 		event.RunnerName = job.GetRunnerName() // finishing: its pool stops counting it
 		event.StartedAt = job.GetStartedAt().Time

@@ -40,6 +40,7 @@ func TestInProgressDeliveryNamesItsBusyRunner(t *testing.T) {
 	ev := rec.signals[0]
 	require.Equal(t, "in_progress", ev.Action)
 	require.Equal(t, "GitHub Actions 5", ev.RunnerName)
+	require.Equal(t, int64(5), ev.RunnerID, "the runner learns from it that it registered")
 	require.Equal(t, int64(289782451), ev.JobID)
 	require.Equal(t, int64(2202229078), ev.RunID)
 	require.Empty(t, ev.Overflow, "a start follows its job from the first autoscaler, as a completion does")

@@ -49,6 +49,28 @@ func (a *autoscalerRun) runningForPool(ctx workflow.Context, req *ScaleRequest) 
 	req.StartsDelivered = true
 }
 
+// jobStartedSignalVersion marks autoscalers that tell a runner its job started.
+const jobStartedSignalVersion = "job-started-signal"
+
+// tellRunner passes a job's start to the runner it started on, which learns
+// from it that it registered (RunnerRevisionJobStarts): one signal where the
+// runner would check GitHub on timers. A runner that is not this
+// autoscaler's pool's (a spilled job's) or no longer runs is not found, which
+// changes nothing.
+func (a *autoscalerRun) tellRunner(ctx workflow.Context, ev contract.JobEvent) {
+	if ev.Action != "in_progress" || ev.RunnerName == "" || ev.RunnerID == 0 {
+		return
+	}
+	if workflow.GetVersion(ctx, jobStartedSignalVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	runner := contract.RunnerWorkflowID(a.state.Spec.Namespace, ev.RunnerName)
+	started := contract.JobStarted{JobID: ev.JobID, RunnerID: ev.RunnerID}
+	if err := workflow.SignalExternalWorkflow(ctx, runner, "", contract.SignalJobStarted, started).Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Debug("job start not passed on", "runner", runner, "error", err)
+	}
+}
+
 // quietStartsVersion marks autoscalers that take a job's start without a
 // decision (quietStart).
 const quietStartsVersion = "quiet-starts"

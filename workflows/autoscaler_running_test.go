@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 
 	"github.com/arcflow/arcflow/workflows/contract"
@@ -44,4 +45,23 @@ func TestAutoscalerPassesTheRunnersOfStartedJobsWithItsNextRequest(t *testing.T)
 // event delivers a job event after the given time.
 func (at *autoscalerTest) event(after time.Duration, ev contract.JobEvent) {
 	at.env.RegisterDelayedCallback(func() { at.env.SignalWorkflow(contract.SignalJob, ev) }, after)
+}
+
+// A job's start goes to the runner it started on, once per delivery that
+// names the runner's ID.
+func TestAnAutoscalerTellsARunnerItsJobStarted(t *testing.T) {
+	at := newAutoscalerTest(t)
+	var told []contract.JobStarted
+	at.env.OnSignalExternalWorkflow(mock.Anything, "runner/ci/app-x1", "", contract.SignalJobStarted, mock.Anything).Return(
+		func(_, _, _, _ string, arg any) error {
+			told = append(told, arg.(contract.JobStarted))
+			return nil
+		})
+	at.job(time.Second, "q1", 7, "queued")
+	at.env.RegisterDelayedCallback(func() {
+		at.env.SignalWorkflow(contract.SignalJob, contract.JobEvent{DeliveryID: "s1", JobID: 7, Action: "in_progress", RunnerName: "app-x1", RunnerID: 42})
+		at.env.SignalWorkflow(contract.SignalJob, contract.JobEvent{DeliveryID: "s0", JobID: 8, Action: "in_progress", RunnerName: "app-x2"})
+	}, 5*time.Second)
+	at.finish(time.Minute, hraSpec(0, 10))
+	require.Equal(t, []contract.JobStarted{{JobID: 7, RunnerID: 42}}, told, "a start without the runner's ID is not passed on")
 }

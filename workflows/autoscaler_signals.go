@@ -11,6 +11,7 @@ func (a *autoscalerRun) listen(ctx workflow.Context, sel workflow.Selector) {
 	sel.AddReceive(a.jobs, func(c workflow.ReceiveChannel, _ bool) {
 		var ev contract.JobEvent
 		c.Receive(ctx, &ev)
+		a.tellRunner(ctx, ev)
 		if !a.quietStart(ctx, ev) {
 			a.woke = true
 			a.onJob(ctx, ev)
@@ -20,6 +21,7 @@ func (a *autoscalerRun) listen(ctx workflow.Context, sel workflow.Selector) {
 		var batch []contract.JobEvent
 		c.Receive(ctx, &batch)
 		for _, ev := range batch {
+			a.tellRunner(ctx, ev)
 			if !a.quietStart(ctx, ev) {
 				a.woke = true
 				a.onJob(ctx, ev)

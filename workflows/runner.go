@@ -45,6 +45,7 @@ func RunnerWorkflow(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
 	}
 	r.podSignals = workflow.GetSignalChannel(ctx, contract.SignalPod)
 	r.stopSignals = workflow.GetSignalChannel(ctx, contract.SignalStop)
+	r.jobStarts = workflow.GetSignalChannel(ctx, contract.SignalJobStarted)
 	if err := workflow.SetQueryHandler(ctx, contract.QueryState, func() (RunnerState, error) { return r.state, nil }); err != nil {
 		return RunnerDone{}, err
 	}
@@ -85,6 +86,7 @@ type runnerRun struct {
 	state       RunnerState
 	podSignals  workflow.ReceiveChannel
 	stopSignals workflow.ReceiveChannel
+	jobStarts   workflow.ReceiveChannel
 	// published is the phase the search attribute shows.
 	published RunnerPhase
 	// wake is the pending registration timer of a RunnerRevisionLocal run, kept
@@ -210,6 +212,17 @@ func (r *runnerRun) afterRegistrationWait(ctx workflow.Context, timedOut, poll b
 	switch {
 	case r.state.Pod.Exited() || (r.state.StopRequested && !r.stopAwaitsRegistration(ctx)):
 		r.afterExitOrStop(ctx)
+	case r.state.JobStarted:
+		// GitHub started a job on it, so it registered: busy, and its pool
+		// heard the same start.
+		if r.wake != nil {
+			r.cancelWake()
+			r.wake = nil
+		}
+		r.setPhase(ctx, PhaseBusy)
+		if !r.in.PatientRegistration {
+			r.notifyRegistered(ctx) // its pool counts registrations itself
+		}
 	case r.unschedulableTooLong(ctx):
 		r.endUnschedulable(ctx)
 	case timedOut:
@@ -258,7 +271,7 @@ func (r *runnerRun) awaitJITStart(ctx workflow.Context) error {
 // RegistrationPollMin to RegistrationPollMax, and never before a rate limit resets.
 func (r *runnerRun) pollDelay(ctx workflow.Context) time.Duration {
 	delay := min(r.timings.RegistrationPollMin<<min(r.state.Polls, 8), r.timings.RegistrationPollMax)
-	if r.patient(ctx) && r.state.Polls > 0 {
+	if r.patient(ctx) && (r.state.Polls > 0 || r.in.Revision >= RunnerRevisionJobStarts) {
 		// Its checks read a list refreshed about once a minute: more checks
 		// in between would cost timers that mostly find the same list.
 		delay = r.timings.RegistrationPollMax

@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 var timeZero time.Time
@@ -22,6 +23,20 @@ func (r *runnerRun) listen(ctx workflow.Context, sel workflow.Selector) {
 		c.Receive(ctx, &stop)
 		r.onStop(ctx, stop)
 	})
+	sel.AddReceive(r.jobStarts, func(c workflow.ReceiveChannel, _ bool) {
+		var started contract.JobStarted
+		c.Receive(ctx, &started)
+		r.onJobStarted(started)
+	})
+}
+
+// onJobStarted records that GitHub started a job on the runner. A start
+// without an ID (not GitHub's) says nothing: the runner's own check decides.
+func (r *runnerRun) onJobStarted(started contract.JobStarted) {
+	if started.RunnerID == 0 || (r.state.RunnerID != 0 && r.state.RunnerID != started.RunnerID) {
+		return
+	}
+	r.state.RunnerID, r.state.JobStarted = started.RunnerID, true
 }
 
 // onPod records a pod change. Signals are idempotent: a resource version already
@@ -72,5 +87,9 @@ func (r *runnerRun) drainSignals(ctx workflow.Context) {
 	var stop StopRequest
 	for r.stopSignals.ReceiveAsync(&stop) {
 		r.onStop(ctx, stop)
+	}
+	var started contract.JobStarted
+	for r.jobStarts.ReceiveAsync(&started) {
+		r.onJobStarted(started)
 	}
 }

@@ -94,6 +94,13 @@ const (
 	// the first workflow task, is then shown only while a creation waits
 	// (after a rate limit).
 	RunnerRevisionRegisteringAtStart = 2
+	// RunnerRevisionJobStarts: as RunnerRevisionRegisteringAtStart, but a
+	// runner whose pool hears job starts (PatientRegistration) waits
+	// RegistrationPollMax before its first registration check: its job's
+	// start, which the autoscaler passes on (SignalJobStarted), usually comes
+	// first and tells it that it registered, for no timer, check or signal
+	// to the pool of its own. Runners of every revision take that signal.
+	RunnerRevisionJobStarts = 3
 )
 
 // publishedAtStart is the runner-state search attribute a runner of the
@@ -161,6 +168,8 @@ type RunnerState struct {
 	// RunnerID is GitHub's ID once the runner registered; a JIT runner's is
 	// known from its creation.
 	RunnerID int64 `json:",omitempty"`
+	// JobStarted: a job's start named this runner (SignalJobStarted).
+	JobStarted bool `json:",omitempty"`
 	// JITStarted: a JIT runner's pod was Ready, so its runner came up.
 	JITStarted bool `json:",omitempty"`
 	// UnschedulableSince is when the pod was first reported unschedulable, zero

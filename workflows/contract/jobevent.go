@@ -20,6 +20,9 @@ type JobEvent struct {
 	// (completed) (workflow_job.runner_name), which the autoscaler passes to
 	// its pool as busy, then as finishing.
 	RunnerName string `json:"runnerName,omitempty"`
+	// RunnerID is GitHub's ID of RunnerName (workflow_job.runner_id), sent
+	// on in_progress: the runner learns from it that it registered.
+	RunnerID int64 `json:"runnerID,omitempty"`
 	// QueuedAt is when GitHub queued the job (workflow_job.created_at): a
 	// completion of a job queued before the autoscaler first ran is one whose
 	// reservation ARC made, if it took over from ARC.
@@ -39,4 +42,11 @@ type JobEvent struct {
 	JobName    string `json:"jobName,omitempty"`
 	RunAttempt int    `json:"runAttempt,omitempty"`
 	Conclusion string `json:"conclusion,omitempty"`
+}
+
+// JobStarted tells a runner that GitHub started a job on it: it registered,
+// with RunnerID, and is busy.
+type JobStarted struct {
+	JobID    int64 `json:"jobID"`
+	RunnerID int64 `json:"runnerID"`
 }

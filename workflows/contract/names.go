@@ -51,6 +51,9 @@ const (
 	// SignalJobs carries []JobEvent: the webhook's group commit of the deliveries
 	// that queued for one autoscaler while its previous signal was in flight.
 	SignalJobs = "jobs"
+	// SignalJobStarted carries a JobStarted from an autoscaler to the runner
+	// a job started on (its in_progress delivery).
+	SignalJobStarted = "job-started"
 	// SignalJobLost carries a JobLost to a re-run workflow.
 	SignalJobLost = "job-lost"
 	QueryState    = "state"

@@ -1,0 +1,68 @@
+package workflows
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/arcflow/arcflow/workflows/contract"
+)
+
+// A patient runner of RunnerRevisionJobStarts learns from its job's start that
+// it registered: no registration check, no signal to its pool, and one timer
+// (its first check, which the start made moot).
+func TestAJobStartTellsARunnerItRegistered(t *testing.T) {
+	rt := newRunnerTest(t, RunnerRevisionJobStarts)
+	rt.mockPod()
+	rt.mockFind(0)
+	var poolSignals []string
+	rt.onPoolSignal("pool/ci/runnerdeployment/app", func(name string, _ []byte) { poolSignals = append(poolSignals, name) })
+	timers := 0
+	rt.env.SetOnTimerScheduledListener(func(string, time.Duration) { timers++ })
+	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+	rt.after(12*time.Second, func() {
+		rt.env.SignalWorkflow(contract.SignalJobStarted, contract.JobStarted{JobID: 7, RunnerID: 42})
+	})
+	rt.after(13*time.Second, func() {
+		v, err := rt.env.QueryWorkflow(contract.QueryState)
+		require.NoError(t, err)
+		var state RunnerState
+		require.NoError(t, v.Get(&state))
+		require.Equal(t, PhaseBusy, state.Phase, "its job runs")
+		require.Equal(t, int64(42), state.RunnerID)
+	})
+	rt.after(40*time.Second, func() { rt.signalPod("Succeeded", false, "2") })
+
+	in := rt.input(true, RunnerTimings{})
+	in.PatientRegistration, in.PoolWorkflowID = true, "pool/ci/runnerdeployment/app"
+	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
+	require.NoError(t, rt.env.GetWorkflowError())
+	var done RunnerDone
+	require.NoError(t, rt.env.GetWorkflowResult(&done))
+
+	require.Equal(t, EndCompleted, done.Reason)
+	require.Equal(t, int64(42), done.RunnerID, "its pool counts it as a runner that started")
+	require.Zero(t, rt.count("FindRunner"), "GitHub's start told it")
+	require.Equal(t, []string{contract.SignalRunnerDone}, poolSignals, "its pool heard the start from the autoscaler")
+	require.Equal(t, 1, timers, "the first check's timer only")
+}
+
+// Without job starts to hear (its pool is not patient), it checks early, as
+// before, and a start that comes first still counts.
+func TestARunnerWhosePoolHearsNoStartsChecksEarly(t *testing.T) {
+	rt := newRunnerTest(t, RunnerRevisionJobStarts)
+	rt.mockPod()
+	rt.mockFind(5 * time.Second)
+	var poolSignals []string
+	rt.onPoolSignal("pool/ci/runnerdeployment/app", func(name string, _ []byte) { poolSignals = append(poolSignals, name) })
+	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+	rt.after(40*time.Second, func() { rt.signalPod("Succeeded", false, "2") })
+
+	in := rt.input(true, RunnerTimings{})
+	in.PoolWorkflowID = "pool/ci/runnerdeployment/app"
+	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
+	require.NoError(t, rt.env.GetWorkflowError())
+	require.Equal(t, 2*time.Second, rt.calls[1].at, "its first check after RegistrationPollMin")
+	require.Equal(t, []string{contract.SignalRunnerRegistered, contract.SignalRunnerDone}, poolSignals)
+}
