@@ -212,6 +212,7 @@ func (a *autoscalerRun) sendScale(ctx workflow.Context, out DesiredOutput) bool 
 		req.Failed = s.Failed // they name finished runners, so go out with them
 	}
 	req.NamesFinished = !s.Warm.Arrivals.Last.IsZero() // it has heard a job queue, so it hears them complete
+	req.StartsTold = req.NamesFinished && workflow.GetVersion(ctx, jobStartedSignalVersion, workflow.DefaultVersion, 1) >= 1
 	req.Warm = a.warmRequest(ctx)
 	if s.Sent != nil && s.Sent.Replicas == req.Replicas && s.Sent.Demanded() == req.Demanded() && !req.EffectiveTime.After(s.Sent.EffectiveTime) &&
 		len(req.Finished) == 0 && req.Warm.same(s.Sent.Warm) {

@@ -128,7 +128,8 @@ func (p *poolRun) runnerInput(ctx workflow.Context, name string, registrationOnl
 	return RunnerInput{
 		Pod: pod, Scope: spec.Scope, Ephemeral: spec.Ephemeral, Timings: spec.RunnerTimings,
 		PoolWorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, RegistrationOnly: registrationOnly,
-		Revision: RunnerRevisionJobStarts, PatientRegistration: p.patientRegistration(registrationOnly),
+		Revision: RunnerRevisionRegisteringAtStart, PatientRegistration: p.patientRegistration(registrationOnly),
+		StartsTold: p.startsTold(registrationOnly),
 	}
 }
 

@@ -65,8 +65,8 @@ type createdRunner struct {
 	at               time.Duration
 	registrationOnly bool
 	volume           *activities.VolumeSlotRef
-	// patient: RunnerInput.PatientRegistration.
-	patient bool
+	// patient: RunnerInput.PatientRegistration; startsTold: RunnerInput.StartsTold.
+	patient, startsTold bool
 }
 
 func newPoolTest(t *testing.T) *poolTest {
@@ -91,7 +91,7 @@ func newPoolTest(t *testing.T) *poolTest {
 					pt.adopted = append(pt.adopted, adoptedStart{in, st})
 					continue
 				}
-				pt.created = append(pt.created, createdRunner{in.Pod.Name, in.Pod.TemplateHash, pt.env.Now().Sub(pt.start), in.RegistrationOnly, in.Pod.VolumeSlot, in.PatientRegistration})
+				pt.created = append(pt.created, createdRunner{in.Pod.Name, in.Pod.TemplateHash, pt.env.Now().Sub(pt.start), in.RegistrationOnly, in.Pod.VolumeSlot, in.PatientRegistration, in.StartsTold})
 			}
 			pt.starts = append(pt.starts, len(starts))
 			return nil

@@ -74,6 +74,9 @@ type ScaleRequest struct {
 	// cancelled: a pool whose runner of one was lost to infrastructure
 	// re-runs the job (pool_lost.go).
 	Failed []FailedJob `json:"failed,omitempty"`
+	// StartsTold: the autoscaler hears the pool's jobs queue, and passes each
+	// job's start to its runner (SignalJobStarted).
+	StartsTold bool `json:"startsTold,omitempty"`
 	// Warm, from an autoscaler with arcflow.dev/idle-runners: auto, says
 	// which of Replicas are its warm buffer, and from what.
 	Warm *WarmRequest `json:"warm,omitempty"`

@@ -213,15 +213,14 @@ func (r *runnerRun) afterRegistrationWait(ctx workflow.Context, timedOut, poll b
 	case r.state.Pod.Exited() || (r.state.StopRequested && !r.stopAwaitsRegistration(ctx)):
 		r.afterExitOrStop(ctx)
 	case r.state.JobStarted:
-		// GitHub started a job on it, so it registered: busy, and its pool
-		// heard the same start.
+		// GitHub started a job on it, so it registered, and is busy.
 		if r.wake != nil {
 			r.cancelWake()
 			r.wake = nil
 		}
 		r.setPhase(ctx, PhaseBusy)
-		if !r.in.PatientRegistration {
-			r.notifyRegistered(ctx) // its pool counts registrations itself
+		if !r.in.StartsTold {
+			r.notifyRegistered(ctx) // its pool may not hear the start
 		}
 	case r.unschedulableTooLong(ctx):
 		r.endUnschedulable(ctx)
@@ -271,7 +270,7 @@ func (r *runnerRun) awaitJITStart(ctx workflow.Context) error {
 // RegistrationPollMin to RegistrationPollMax, and never before a rate limit resets.
 func (r *runnerRun) pollDelay(ctx workflow.Context) time.Duration {
 	delay := min(r.timings.RegistrationPollMin<<min(r.state.Polls, 8), r.timings.RegistrationPollMax)
-	if r.patient(ctx) && (r.state.Polls > 0 || r.in.Revision >= RunnerRevisionJobStarts) {
+	if (r.patient(ctx) && r.state.Polls > 0) || (r.in.StartsTold && r.state.Polls == 0) {
 		// Its checks read a list refreshed about once a minute: more checks
 		// in between would cost timers that mostly find the same list.
 		delay = r.timings.RegistrationPollMax

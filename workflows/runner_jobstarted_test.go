@@ -9,11 +9,11 @@ import (
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
-// A patient runner of RunnerRevisionJobStarts learns from its job's start that
+// A runner told its job starts (StartsTold) learns from its job's start that
 // it registered: no registration check, no signal to its pool, and one timer
 // (its first check, which the start made moot).
 func TestAJobStartTellsARunnerItRegistered(t *testing.T) {
-	rt := newRunnerTest(t, RunnerRevisionJobStarts)
+	rt := newRunnerTest(t, RunnerRevisionRegisteringAtStart)
 	rt.mockPod()
 	rt.mockFind(0)
 	var poolSignals []string
@@ -35,7 +35,7 @@ func TestAJobStartTellsARunnerItRegistered(t *testing.T) {
 	rt.after(40*time.Second, func() { rt.signalPod("Succeeded", false, "2") })
 
 	in := rt.input(true, RunnerTimings{})
-	in.PatientRegistration, in.PoolWorkflowID = true, "pool/ci/runnerdeployment/app"
+	in.StartsTold, in.PoolWorkflowID = true, "pool/ci/runnerdeployment/app"
 	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
 	require.NoError(t, rt.env.GetWorkflowError())
 	var done RunnerDone
@@ -48,10 +48,10 @@ func TestAJobStartTellsARunnerItRegistered(t *testing.T) {
 	require.Equal(t, 1, timers, "the first check's timer only")
 }
 
-// Without job starts to hear (its pool is not patient), it checks early, as
+// Not told its job starts, it checks early, as
 // before, and a start that comes first still counts.
 func TestARunnerWhosePoolHearsNoStartsChecksEarly(t *testing.T) {
-	rt := newRunnerTest(t, RunnerRevisionJobStarts)
+	rt := newRunnerTest(t, RunnerRevisionRegisteringAtStart)
 	rt.mockPod()
 	rt.mockFind(5 * time.Second)
 	var poolSignals []string
@@ -65,4 +65,26 @@ func TestARunnerWhosePoolHearsNoStartsChecksEarly(t *testing.T) {
 	require.NoError(t, rt.env.GetWorkflowError())
 	require.Equal(t, 2*time.Second, rt.calls[1].at, "its first check after RegistrationPollMin")
 	require.Equal(t, []string{contract.SignalRunnerRegistered, contract.SignalRunnerDone}, poolSignals)
+}
+
+// A pool's new runners hear their job starts when its autoscaler says it
+// passes them on; a warm buffer's do not, as their times to ready count.
+func TestAPoolTellsItsRunnersWhetherTheyHearTheirStarts(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(time.Second, func() { pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 1}) })
+	pt.at(2*time.Second, func() {
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2, NamesFinished: true, StartsTold: true})
+	})
+	pt.at(3*time.Second, func() {
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 3, NamesFinished: true, StartsTold: true,
+			Warm: &WarmRequest{From: "hra/ci/app"}})
+	})
+	pt.at(4*time.Second, func() {
+		require.Len(t, pt.created, 3)
+		require.False(t, pt.created[0].startsTold, "a request that does not say so")
+		require.True(t, pt.created[1].startsTold)
+		require.False(t, pt.created[2].startsTold, "a warm buffer's runner")
+	})
+	pt.deleteAndDrain(5 * time.Second)
+	pt.run(spec(0, "h1", true))
 }

@@ -60,6 +60,12 @@ type RunnerInput struct {
 	// runners register all the time, the scope's list is then read about once
 	// a minute instead of once per interval.
 	PatientRegistration bool `json:",omitempty"`
+	// StartsTold: the pool's autoscaler passes this runner its job's start
+	// (SignalJobStarted), which tells it that it registered. Its first
+	// registration check then waits RegistrationPollMax: the start usually
+	// comes first, for no timer, check or signal to the pool of its own.
+	// Runners take that signal whatever their input says.
+	StartsTold bool `json:",omitempty"`
 	// State carries a run's state across continue-as-new; nil on the first run.
 	State *RunnerState `json:",omitempty"`
 	// Revision is the code path the runner was started on (RunnerRevision*). It
@@ -94,13 +100,6 @@ const (
 	// the first workflow task, is then shown only while a creation waits
 	// (after a rate limit).
 	RunnerRevisionRegisteringAtStart = 2
-	// RunnerRevisionJobStarts: as RunnerRevisionRegisteringAtStart, but a
-	// runner whose pool hears job starts (PatientRegistration) waits
-	// RegistrationPollMax before its first registration check: its job's
-	// start, which the autoscaler passes on (SignalJobStarted), usually comes
-	// first and tells it that it registered, for no timer, check or signal
-	// to the pool of its own. Runners of every revision take that signal.
-	RunnerRevisionJobStarts = 3
 )
 
 // publishedAtStart is the runner-state search attribute a runner of the
