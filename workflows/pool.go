@@ -321,18 +321,37 @@ func (p *poolRun) apply(ctx workflow.Context, plan PoolPlan) error {
 // newRunnerName is <pool>-<5 random characters>, like ARC's generated names; for a
 // RunnerSet it is the pod name of a one-replica StatefulSet, <statefulset>-0.
 func (p *poolRun) newRunnerName(ctx workflow.Context) string {
-	var suffix string
-	_ = workflow.SideEffect(ctx, func(workflow.Context) any { return randomSuffix() }).Get(&suffix)
 	prefix := p.state.Spec.Name
 	if len(prefix) > 40 {
 		prefix = prefix[:40]
 	}
-	name := prefix + "-" + suffix
-	if p.state.Spec.Kind == "RunnerSet" {
-		name += "-0"
+	nameOf := func(suffix string) string {
+		if p.state.Spec.Kind == "RunnerSet" {
+			return prefix + "-" + suffix + "-0"
+		}
+		return prefix + "-" + suffix
 	}
-	return name
+	if workflow.GetVersion(ctx, derivedNamesVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		var suffix string
+		_ = workflow.SideEffect(ctx, func(workflow.Context) any { return randomSuffix() }).Get(&suffix)
+		return nameOf(suffix)
+	}
+	// The first run's ID of the chain of continue-as-new and resets: a reset
+	// run replays the names the run it resets made.
+	runID := workflow.GetInfo(ctx).OriginalRunID
+	for {
+		p.state.NamesMade++
+		name := nameOf(derivedSuffix(runID, p.state.NamesMade))
+		if !p.state.hasRunner(name) {
+			return name
+		}
+	}
 }
+
+// derivedNamesVersion marks pools that derive runner names (derivedSuffix)
+// instead of recording a random one per runner: a side-effect marker per
+// decision that creates runners is a Temporal Cloud action.
+const derivedNamesVersion = "derived-runner-names"
 
 // wait blocks until a signal arrives, deferred creation is due, or blocked runners
 // should be checked again.

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"slices"
 	"time"
 
 	"github.com/arcflow/arcflow/activities"
@@ -158,6 +159,8 @@ type PoolState struct {
 	Status         PoolStatus
 	// StatusWrittenAt is when Status was last written (pool_status.go).
 	StatusWrittenAt time.Time `json:",omitzero"`
+	// NamesMade counts the runner names derived in this run (derivedSuffix).
+	NamesMade int `json:",omitempty"`
 	// Volumes are a RunnerSet's volume slots.
 	Volumes []VolumeSlot `json:",omitempty"`
 	// Warm holds the runners' times to ready and the idle runner-seconds.
@@ -185,3 +188,8 @@ func (s *PoolState) Demand() int {
 
 // PoolStatus is written back to the custom resource's status.
 type PoolStatus = activities.PoolStatus
+
+// hasRunner says whether a runner of that name is the pool's.
+func (s *PoolState) hasRunner(name string) bool {
+	return slices.ContainsFunc(s.Runners, func(r PoolRunner) bool { return r.Name == name })
+}
