@@ -52,6 +52,7 @@ func AutoscalerWorkflow(ctx workflow.Context, in AutoscalerInput) error {
 		wake := a.decide(ctx)
 		info := workflow.GetInfo(ctx)
 		if info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > autoscalerMaxHistory {
+			a.awaitTells(ctx)
 			a.drainSignals(ctx)
 			return workflow.NewContinueAsNewError(ctx, AutoscalerWorkflow, AutoscalerInput{Spec: a.state.Spec, State: &a.state})
 		}
@@ -72,6 +73,8 @@ type autoscalerRun struct {
 	fresh bool
 	// timer wakes the next decision; kept across waits (keptWakeTimerVersion).
 	timer wakeTimer
+	// tells are job starts passed on to runners, their results to come (tellRunner).
+	tells []workflow.Future
 }
 
 // keptWakeTimerVersion marks autoscalers that keep their wake-up timer across
@@ -286,6 +289,7 @@ func (a *autoscalerRun) wait(ctx workflow.Context, wake time.Time) {
 	defer cancel()
 	sel := workflow.NewSelector(wctx)
 	a.listen(ctx, sel)
+	a.listenTells(ctx, sel)
 	if workflow.GetVersion(ctx, keptWakeTimerVersion, workflow.DefaultVersion, 1) >= 1 {
 		if fired := a.timer.arm(ctx, wake); fired != nil {
 			sel.AddFuture(fired, func(workflow.Future) { a.woke = true })

@@ -66,9 +66,33 @@ func (a *autoscalerRun) tellRunner(ctx workflow.Context, ev contract.JobEvent) {
 	}
 	runner := contract.RunnerWorkflowID(a.state.Spec.Namespace, ev.RunnerName)
 	started := contract.JobStarted{JobID: ev.JobID, RunnerID: ev.RunnerID}
-	if err := workflow.SignalExternalWorkflow(ctx, runner, "", contract.SignalJobStarted, started).Get(ctx, nil); err != nil {
-		workflow.GetLogger(ctx).Debug("job start not passed on", "runner", runner, "error", err)
+	// Not awaited here: a burst's starts go out together, and the autoscaler's
+	// decisions do not wait on them (wait and awaitTells take the results).
+	a.tells = append(a.tells, workflow.SignalExternalWorkflow(ctx, runner, "", contract.SignalJobStarted, started))
+}
+
+// listenTells takes the results of the job starts passed on, as they come.
+func (a *autoscalerRun) listenTells(ctx workflow.Context, sel workflow.Selector) {
+	for _, told := range a.tells {
+		sel.AddFuture(told, func(f workflow.Future) {
+			a.tookTell(ctx, f)
+		})
 	}
+}
+
+// awaitTells takes every result still to come, before continue-as-new.
+func (a *autoscalerRun) awaitTells(ctx workflow.Context) {
+	for len(a.tells) > 0 {
+		a.tookTell(ctx, a.tells[0])
+	}
+}
+
+func (a *autoscalerRun) tookTell(ctx workflow.Context, f workflow.Future) {
+	if err := f.Get(ctx, nil); err != nil {
+		// The runner ended already, or is another pool's (a spilled job's).
+		workflow.GetLogger(ctx).Debug("job start not passed on", "hra", a.state.Spec.Name, "error", err)
+	}
+	a.tells = slices.DeleteFunc(a.tells, func(other workflow.Future) bool { return other == f })
 }
 
 // quietStartsVersion marks autoscalers that take a job's start without a

@@ -2,6 +2,7 @@ package replaytest
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -102,5 +103,41 @@ func TestRecordRunningHistories(t *testing.T) {
 		}
 		a.sent(0, 0)
 		a.finish()
+	})
+	// A job's start goes from the autoscaler to its runner (job-started),
+	// which learns from it that it registered and shows Busy; the autoscaler
+	// keeps its wake-up timer across decisions, and the pool derives its
+	// runners' names and paces its count-only status writes.
+	t.Run("autoscaler-job-starts", func(t *testing.T) {
+		r := newRecorder(t, plain, "autoscaler-job-starts")
+		spec := autoscalerSpec("autoscaler-job-starts")
+		a := &autoscaled{r: r, hra: contract.AutoscalerWorkflowID(spec.Namespace, spec.Name)}
+		pool := poolSpec(spec.TargetName, spec.TargetKind, 0, true)
+		pool.RunnerTimings.RegistrationPollMax = time.Minute // the start comes long before the first check
+		a.pool, a.poolRun = r.startPool(pool)
+		a.hraRun = r.start(a.hra, workflows.AutoscalerWorkflow, workflows.AutoscalerInput{Spec: spec})
+		a.job("q1", 1, "queued")
+		a.sent(1, 1)
+		p := waitState(r, a.pool, "one runner", func(p workflows.PoolState) bool { return len(p.Runners) == 1 })
+		name := p.Runners[0].Name
+		fakes.set(fakes.busy, name, true)
+		r.signal(a.hra, contract.SignalJob, contract.JobEvent{DeliveryID: "s1", JobID: 1, Action: "in_progress",
+			RunnerName: name, RunnerID: runnerID(name), Repository: scope.Repository})
+		runner := contract.RunnerWorkflowID(ns, name)
+		state := waitState(r, runner, "the runner busy", func(s workflows.RunnerState) bool { return s.Phase == workflows.PhaseBusy })
+		require.Equal(t, runnerID(name), state.RunnerID)
+		fakes.set(fakes.busy, name, false)
+		r.signal(a.hra, contract.SignalJob, contract.JobEvent{DeliveryID: "c1", JobID: 1, Action: "completed", RunnerName: name, Repository: scope.Repository})
+		a.sent(0, 0)
+		// Deleted, the pool stops its finishing runner (a fake pod does not exit).
+		r.signal(a.hra, contract.SignalDelete, nil)
+		r.waitDone(a.hra, nil)
+		r.signal(a.pool, contract.SignalDelete, nil)
+		r.waitDone(a.pool, nil)
+		r.waitDone(runner, nil)
+		r.export("", a.hra, a.hraRun)
+		r.export("-pool", a.pool, a.poolRun)
+		r.export("-runner1", runner, r.firstRun(runner))
+		r.finish()
 	})
 }
