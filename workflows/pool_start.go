@@ -128,7 +128,7 @@ func (p *poolRun) runnerInput(ctx workflow.Context, name string, registrationOnl
 	return RunnerInput{
 		Pod: pod, Scope: spec.Scope, Ephemeral: spec.Ephemeral, Timings: spec.RunnerTimings,
 		PoolWorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, RegistrationOnly: registrationOnly,
-		Revision: RunnerRevisionRegisteringAtStart, PatientRegistration: p.patientRegistration(registrationOnly),
+		Revision: RunnerRevisionQuietEnd, PatientRegistration: p.patientRegistration(registrationOnly),
 		StartsTold: p.startsTold(registrationOnly),
 	}
 }

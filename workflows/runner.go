@@ -73,7 +73,9 @@ func RunnerWorkflow(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
 	}
 	done := RunnerDone{Name: in.Pod.Name, Reason: r.state.EndReason, RunnerID: r.state.RunnerID,
 		NeverStarted: in.Pod.JIT && !r.state.JITStarted, Cause: r.lossCause()}
-	r.publishPhase(ctx)
+	if in.Revision < RunnerRevisionQuietEnd || !quietEnd(r.published) {
+		r.publishPhase(ctx)
+	}
 	r.notifyPool(ctx, done)
 	r.awaitPodGone(ctx)
 	r.drainSignals(ctx) // late pod events of a finished runner change nothing

@@ -4,22 +4,30 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // A runner told its job starts (StartsTold) learns from its job's start that
 // it registered: no registration check, no signal to its pool, and one timer
-// (its first check, which the start made moot).
+// (its first check, which the start made moot). It shows Busy, and ends
+// without showing Done (RunnerRevisionQuietEnd).
 func TestAJobStartTellsARunnerItRegistered(t *testing.T) {
-	rt := newRunnerTest(t, RunnerRevisionRegisteringAtStart)
+	rt := newRunnerTest(t, RunnerRevisionQuietEnd)
 	rt.mockPod()
 	rt.mockFind(0)
 	var poolSignals []string
 	rt.onPoolSignal("pool/ci/runnerdeployment/app", func(name string, _ []byte) { poolSignals = append(poolSignals, name) })
 	timers := 0
 	rt.env.SetOnTimerScheduledListener(func(string, time.Duration) { timers++ })
+	var published []string
+	rt.env.OnUpsertTypedSearchAttributes(mock.Anything).Run(func(args mock.Arguments) {
+		state, _ := args.Get(0).(temporal.SearchAttributes).GetKeyword(contract.SearchAttrRunnerState)
+		published = append(published, state)
+	}).Return(nil)
 	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
 	rt.after(12*time.Second, func() {
 		rt.env.SignalWorkflow(contract.SignalJobStarted, contract.JobStarted{JobID: 7, RunnerID: 42})
@@ -46,12 +54,13 @@ func TestAJobStartTellsARunnerItRegistered(t *testing.T) {
 	require.Zero(t, rt.count("FindRunner"), "GitHub's start told it")
 	require.Equal(t, []string{contract.SignalRunnerDone}, poolSignals, "its pool heard the start from the autoscaler")
 	require.Equal(t, 1, timers, "the first check's timer only")
+	require.Equal(t, []string{string(PhaseBusy)}, published, "its workflow's Completed status says it ended")
 }
 
 // Not told its job starts, it checks early, as
 // before, and a start that comes first still counts.
 func TestARunnerWhosePoolHearsNoStartsChecksEarly(t *testing.T) {
-	rt := newRunnerTest(t, RunnerRevisionRegisteringAtStart)
+	rt := newRunnerTest(t, RunnerRevisionQuietEnd)
 	rt.mockPod()
 	rt.mockFind(5 * time.Second)
 	var poolSignals []string

@@ -100,7 +100,20 @@ const (
 	// the first workflow task, is then shown only while a creation waits
 	// (after a rate limit).
 	RunnerRevisionRegisteringAtStart = 2
+	// RunnerRevisionQuietEnd: as RunnerRevisionRegisteringAtStart, but a
+	// runner that last waited as Registering, Idle or Busy (a job's usual
+	// life) does not publish Done as it ends: its workflow's Completed status
+	// says that, its result why, and the upsert was an action per runner.
+	// One that last showed something an operator looks for (DeleteBlocked,
+	// Unregistering, ...) still ends as Done.
+	RunnerRevisionQuietEnd = 3
 )
+
+// quietEnd says that a runner whose search attribute shows phase may end
+// without publishing Done (RunnerRevisionQuietEnd).
+func quietEnd(phase RunnerPhase) bool {
+	return phase == PhaseRegistering || phase == PhaseIdle || phase == PhaseBusy
+}
 
 // publishedAtStart is the runner-state search attribute a runner of the
 // revision is started with (not adopted): the pool sets it, and the runner

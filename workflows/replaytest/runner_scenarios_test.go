@@ -149,6 +149,12 @@ func runnerScenarios() []runnerScenario {
 		case "runner-ephemeral-job-done", "runner-stop-while-registering":
 			scenarios = append(scenarios, onRevision(sc, workflows.RunnerRevisionRegisteringAtStart, "registering-at-start", 40))
 		}
+		// And on RunnerRevisionQuietEnd, which ends a job's usual life without
+		// publishing Done, and a blocked one with it.
+		switch sc.name {
+		case "runner-ephemeral-job-done", "runner-stop-idle", "runner-pod-deleted":
+			scenarios = append(scenarios, onRevision(sc, workflows.RunnerRevisionQuietEnd, "quiet-end", 40))
+		}
 	}
 	return scenarios
 }
