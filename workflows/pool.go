@@ -206,9 +206,8 @@ func (p *poolRun) busyRunners(ctx workflow.Context) map[string]bool {
 			names = append(names, r.Name)
 		}
 	}
-	var busy map[string]bool
-	in := activities.RunnerBusyInput{Scope: p.state.Spec.Scope, Names: names}
-	if err := workflow.ExecuteActivity(githubOptions(ctx), gh.RunnerBusy, in).Get(ctx, &busy); err != nil {
+	busy, err := p.askBusy(ctx, names, false)
+	if err != nil {
 		workflow.GetLogger(ctx).Warn("cannot tell which runners are busy; treating all as busy", "pool", p.state.Spec.Name, "error", err)
 		busy = map[string]bool{}
 		for _, n := range names {
@@ -216,6 +215,15 @@ func (p *poolRun) busyRunners(ctx workflow.Context) map[string]bool {
 		}
 	}
 	return busy
+}
+
+// askBusy asks GitHub which of the named runners are busy; fresh reads a list
+// no older than the call (a rollout's one question per template).
+func (p *poolRun) askBusy(ctx workflow.Context, names []string, fresh bool) (map[string]bool, error) {
+	busy := map[string]bool{}
+	in := activities.RunnerBusyInput{Scope: p.state.Spec.Scope, Names: names, Fresh: fresh}
+	err := workflow.ExecuteActivity(githubOptions(ctx), gh.RunnerBusy, in).Get(ctx, &busy)
+	return busy, err
 }
 
 // podPhases reads the pods of the pool's unregistered runners; when it cannot,

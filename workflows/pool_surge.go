@@ -4,8 +4,6 @@ import (
 	"reflect"
 
 	"go.temporal.io/sdk/workflow"
-
-	"github.com/arcflow/arcflow/activities"
 )
 
 // surgeDrainingVersion marks pools whose rollout surge counts old runners that
@@ -84,9 +82,8 @@ func (p *poolRun) busyOldRunners(ctx workflow.Context) map[string]bool {
 			names = append(names, r.Name)
 		}
 	}
-	busy := map[string]bool{}
-	in := activities.RunnerBusyInput{Scope: s.Spec.Scope, Names: names, Fresh: true}
-	if err := workflow.ExecuteActivity(githubOptions(ctx), gh.RunnerBusy, in).Get(ctx, &busy); err != nil {
+	busy, err := p.askBusy(ctx, names, true)
+	if err != nil {
 		workflow.GetLogger(ctx).Warn("cannot tell which old runners are busy", "pool", s.Spec.Name, "error", err)
 		return map[string]bool{}
 	}

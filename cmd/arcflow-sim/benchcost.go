@@ -15,7 +15,7 @@ func (r *burstResult) costRows(row func(figure, arcflow, arcMeasured, target str
 	row("Temporal Cloud actions per job ("+simworld.ActionsRuleURL+")",
 		fmt.Sprintf("%.2f (%d for %d jobs over %d workflow runs: %s); %d more once, as the autoscaler and pool came up",
 			float64(from.Total())/jobs, from.Total(), r.jobs, r.actions.Runs, from.PerUnit(r.jobs), r.actions.Before.Total()), "", "")
-	row("the same, by the workflow that paid it", simworld.PaidBy(r.actions.ByWorkflow, r.jobs), "", "≤ 6 per job in a burst of 100 (issue 37)")
+	row("the same, by the workflow that paid it", simworld.PaidBy(r.actions.ByWorkflow, r.jobs), "", "≤ 6 per job in a burst of 100")
 	row(fmt.Sprintf("Temporal Cloud price of 1,000 jobs ($%.0f per million actions, Pay-As-You-Go first tier)", simworld.CloudPricePerMillionActions),
 		fmt.Sprintf("$%.2f", simworld.CloudPriceUSD(float64(from.Total())/jobs*1000)), "", "")
 	row(fmt.Sprintf("Temporal server (%s) CPU seconds per job; peak RSS since the stack started", r.serverName),
@@ -27,13 +27,13 @@ func (r *burstResult) costRows(row func(figure, arcflow, arcMeasured, target str
 }
 
 // steadyCostRows are what a steady load costs in Temporal, in the steady
-// tables' four columns, beside issue 37's targets: Actions per job by kind
+// tables' four columns, beside the targets: Actions per job by kind
 // and by the workflow that paid them (everything recorded from the load's
 // start, the wind-down after the last job included), their list price, and
 // the server's CPU per job.
 func steadyCostRows(b *strings.Builder, a simworld.RunActions, jobs int, server string, temporal, postgres simworld.ProcessUsage) {
 	perJob := float64(a.From.Total()) / float64(max(jobs, 1))
-	fmt.Fprintf(b, "| Temporal Cloud actions per job (%s) | %.2f: %s | 0 (no Temporal) | target ≤ 8 (issue 37; about 24 before it) |\n",
+	fmt.Fprintf(b, "| Temporal Cloud actions per job (%s) | %.2f: %s | 0 (no Temporal) | target ≤ 8 (24.2 before the cuts: kept timers, paced status, job starts told, quiet ends) |\n",
 		simworld.ActionsRuleURL, perJob, a.From.PerUnit(jobs))
 	fmt.Fprintf(b, "| the same, by the workflow that paid it | %s | | |\n", simworld.PaidBy(a.ByWorkflow, jobs))
 	fmt.Fprintf(b, "| Temporal Cloud price of 1,000 jobs ($%.0f per million actions) | $%.2f | $0 | ≤ $0.40 |\n",
