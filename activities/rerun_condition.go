@@ -7,7 +7,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -40,23 +39,9 @@ func (k *Kubernetes) setRerunCondition(ctx context.Context, obj *unstructured.Un
 	if !ok {
 		return nil
 	}
-	have, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-	encoded, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&want)
-	if err != nil {
-		return fmt.Errorf("condition %s: %w", RerunLostJobsCondition, err)
-	}
-	conds, replaced := make([]any, 0, len(have)+1), false
-	for _, h := range have {
-		if m, isMap := h.(map[string]any); isMap && m["type"] == RerunLostJobsCondition {
-			if m["status"] == string(want.Status) && m["reason"] == want.Reason {
-				return nil // says so already; a new message is no news
-			}
-			h, replaced = encoded, true
-		}
-		conds = append(conds, h)
-	}
-	if !replaced {
-		conds = append(conds, encoded)
+	conds, changed, err := WithCondition(obj, want, true)
+	if err != nil || !changed {
+		return err
 	}
 	patch, err := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
 	if err != nil {

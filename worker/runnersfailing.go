@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/arcflow/arcflow/activities"
 )
 
 // runnersFailing is the condition type of a pool whose runners cannot start.
@@ -112,23 +114,9 @@ func (w *ResourceWatcher) refreshRunnersFailing(ctx context.Context, kind string
 // (or after the others), keeping the rest; it writes nothing, and reports
 // false, when that condition already says the same.
 func (w *ResourceWatcher) replaceCondition(ctx context.Context, kind string, u *unstructured.Unstructured, c metav1.Condition) (bool, error) {
-	encoded, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&c)
-	if err != nil {
+	conds, changed, err := activities.WithCondition(u, c, false)
+	if err != nil || !changed {
 		return false, err
-	}
-	have, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	conds, replaced := make([]any, 0, len(have)+1), false
-	for _, h := range have {
-		if m, ok := h.(map[string]any); ok && m["type"] == c.Type {
-			if m["status"] == string(c.Status) && m["reason"] == c.Reason && m["message"] == c.Message {
-				return false, nil
-			}
-			h, replaced = encoded, true
-		}
-		conds = append(conds, h)
-	}
-	if !replaced {
-		conds = append(conds, encoded)
 	}
 	return true, w.patchConditions(ctx, kind, u, conds)
 }
