@@ -272,9 +272,11 @@ func (r *runnerRun) awaitJITStart(ctx workflow.Context) error {
 // RegistrationPollMin to RegistrationPollMax, and never before a rate limit resets.
 func (r *runnerRun) pollDelay(ctx workflow.Context) time.Duration {
 	delay := min(r.timings.RegistrationPollMin<<min(r.state.Polls, 8), r.timings.RegistrationPollMax)
-	if (r.patient(ctx) && r.state.Polls > 0) || (r.in.StartsTold && r.state.Polls == 0) {
+	if (r.patient(ctx) && r.state.Polls > 0) || (r.in.StartsTold && r.state.Polls == 0 && !r.state.StopRequested) {
 		// Its checks read a list refreshed about once a minute: more checks
-		// in between would cost timers that mostly find the same list.
+		// in between would cost timers that mostly find the same list. A
+		// runner told its job's start waits for it instead, unless stopped:
+		// a stop wants to know at once (stopAwaitsRegistration).
 		delay = r.timings.RegistrationPollMax
 	}
 	if wait := r.state.RetryAt.Sub(workflow.Now(ctx)); wait > delay {
@@ -314,6 +316,11 @@ func (r *runnerRun) awaitRegistrationOnWake(ctx workflow.Context) error {
 	sel.Select(ctx)
 	if !woke && (r.state.Pod.Exited() || (r.state.StopRequested && !r.stopAwaitsRegistration(ctx))) {
 		r.cancelWake() // one event, where letting it fire later would cost four
+		r.wake = nil
+	}
+	if !woke && r.wake != nil && r.state.StopRequested && r.in.StartsTold && r.state.Polls == 0 {
+		// The first check waited for a job's start; a stop wants to know now.
+		r.cancelWake()
 		r.wake = nil
 	}
 	if !woke {

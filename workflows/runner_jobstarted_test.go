@@ -97,3 +97,20 @@ func TestAPoolTellsItsRunnersWhetherTheyHearTheirStarts(t *testing.T) {
 	pt.deleteAndDrain(5 * time.Second)
 	pt.run(spec(0, "h1", true))
 }
+
+// A stop does not wait for the first check a job's start would have made
+// moot: the runner checks at once whether it registered, and leaves.
+func TestAStoppedRunnerToldItsStartsChecksAtOnce(t *testing.T) {
+	rt := newRunnerTest(t, RunnerRevisionQuietEnd)
+	rt.mockPod()
+	rt.mockFind(0)
+	rt.mockRemove()
+	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+	rt.after(5*time.Second, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{Reason: "scale-down"}) })
+	in := rt.input(true, RunnerTimings{})
+	in.StartsTold = true
+	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
+	require.NoError(t, rt.env.GetWorkflowError())
+	require.Equal(t, []string{"EnsureRunnerPod", "FindRunner", "RemoveRunner", "DeleteRunnerPod"}, rt.names())
+	require.Less(t, rt.calls[1].at, 10*time.Second, "checked after the stop, not 30 s after the start")
+}
