@@ -91,14 +91,6 @@ func (s *PoolState) registeredByJob(r PoolRunner) bool {
 // Not for an auto warm buffer, whose idle runners' registrations are its time
 // to ready, nor for the registration-only runner, which waits on its own, nor
 // during a rollout, whose old runners go only once new ones registered.
-// startsTold says that a new runner hears its job's start from the pool's
-// autoscaler (ScaleRequest.StartsTold). A warm buffer's runners check early
-// all the same: their times to ready size the buffer.
-func (p *poolRun) startsTold(registrationOnly bool) bool {
-	s := &p.state
-	return !registrationOnly && s.Scale != nil && s.Scale.StartsTold && s.Scale.Warm == nil
-}
-
 func (p *poolRun) patientRegistration(registrationOnly bool) bool {
 	s := &p.state
 	if registrationOnly || s.Scale == nil || !s.Scale.StartsDelivered || s.Scale.Warm != nil {
@@ -110,4 +102,12 @@ func (p *poolRun) patientRegistration(registrationOnly bool) bool {
 		}
 	}
 	return true
+}
+
+// startsTold says that a new runner hears its job's start from the pool's
+// autoscaler (ScaleRequest.StartsTold). A warm buffer's runners check early
+// all the same: their times to ready size the buffer.
+func (p *poolRun) startsTold(registrationOnly bool) bool {
+	s := &p.state
+	return !registrationOnly && s.Scale != nil && s.Scale.StartsTold && s.Scale.Warm == nil
 }

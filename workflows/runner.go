@@ -216,10 +216,7 @@ func (r *runnerRun) afterRegistrationWait(ctx workflow.Context, timedOut, poll b
 		r.afterExitOrStop(ctx)
 	case r.state.JobStarted:
 		// GitHub started a job on it, so it registered, and is busy.
-		if r.wake != nil {
-			r.cancelWake()
-			r.wake = nil
-		}
+		r.dropWake()
 		r.setPhase(ctx, PhaseBusy)
 		if !r.in.StartsTold {
 			r.notifyRegistered(ctx) // its pool may not hear the start
@@ -314,20 +311,26 @@ func (r *runnerRun) awaitRegistrationOnWake(ctx workflow.Context) error {
 	woke := false
 	sel.AddFuture(r.wake, func(workflow.Future) { woke, r.wake = true, nil })
 	sel.Select(ctx)
-	if !woke && (r.state.Pod.Exited() || (r.state.StopRequested && !r.stopAwaitsRegistration(ctx))) {
-		r.cancelWake() // one event, where letting it fire later would cost four
-		r.wake = nil
-	}
-	if !woke && r.wake != nil && r.state.StopRequested && r.in.StartsTold && r.state.Polls == 0 {
-		// The first check waited for a job's start; a stop wants to know now.
-		r.cancelWake()
-		r.wake = nil
+	switch {
+	case woke:
+	case r.state.Pod.Exited() || (r.state.StopRequested && !r.stopAwaitsRegistration(ctx)):
+		r.dropWake() // one event, where letting it fire later would cost four
+	case r.state.StopRequested && r.in.StartsTold && r.state.Polls == 0:
+		r.dropWake() // the first check waited for a job's start; a stop wants to know now
 	}
 	if !woke {
 		return r.afterRegistrationWait(ctx, false, false)
 	}
 	timedOut := r.registrationDeadlinePassed(ctx)
 	return r.afterRegistrationWait(ctx, timedOut, !timedOut)
+}
+
+// dropWake cancels the pending registration timer, if any.
+func (r *runnerRun) dropWake() {
+	if r.wake != nil {
+		r.cancelWake()
+		r.wake = nil
+	}
 }
 
 func (r *runnerRun) registrationDeadlinePassed(ctx workflow.Context) bool {

@@ -34,11 +34,7 @@ func TestARefusedDeletionIsRetriedUntilAccepted(t *testing.T) {
 				return nil
 			})
 		rt.mockFind(0)
-		var published []string
-		rt.env.OnUpsertTypedSearchAttributes(mock.Anything).Run(func(args mock.Arguments) {
-			state, _ := args.Get(0).(temporal.SearchAttributes).GetKeyword(contract.SearchAttrRunnerState)
-			published = append(published, state)
-		}).Return(nil)
+		published := rt.recordPublished()
 		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
 		rt.after(time.Minute, func() { rt.signalPod("Succeeded", false, "2") })
 		var blocked RunnerState
@@ -59,7 +55,7 @@ func TestARefusedDeletionIsRetriedUntilAccepted(t *testing.T) {
 		}
 		require.Equal(t, []time.Duration{time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute}, gaps, "backs off, not a tight loop")
 		require.Contains(t, blocked.DeleteBlocked, "mutate.runner.actions.summerwind.dev", "the state query says why")
-		require.Contains(t, published, string(RunnerStateDeleteBlocked), "arcflow status and the Web UI show it")
-		require.Equal(t, string(PhaseDone), published[len(published)-1])
+		require.Contains(t, *published, string(RunnerStateDeleteBlocked), "arcflow status and the Web UI show it")
+		require.Equal(t, string(PhaseDone), (*published)[len(*published)-1])
 	})
 }

@@ -4,9 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/arcflow/arcflow/workflows/contract"
 )
@@ -23,11 +21,7 @@ func TestAJobStartTellsARunnerItRegistered(t *testing.T) {
 	rt.onPoolSignal("pool/ci/runnerdeployment/app", func(name string, _ []byte) { poolSignals = append(poolSignals, name) })
 	timers := 0
 	rt.env.SetOnTimerScheduledListener(func(string, time.Duration) { timers++ })
-	var published []string
-	rt.env.OnUpsertTypedSearchAttributes(mock.Anything).Run(func(args mock.Arguments) {
-		state, _ := args.Get(0).(temporal.SearchAttributes).GetKeyword(contract.SearchAttrRunnerState)
-		published = append(published, state)
-	}).Return(nil)
+	published := rt.recordPublished()
 	rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
 	rt.after(12*time.Second, func() {
 		rt.env.SignalWorkflow(contract.SignalJobStarted, contract.JobStarted{JobID: 7, RunnerID: 42})
@@ -54,7 +48,7 @@ func TestAJobStartTellsARunnerItRegistered(t *testing.T) {
 	require.Zero(t, rt.count("FindRunner"), "GitHub's start told it")
 	require.Equal(t, []string{contract.SignalRunnerDone}, poolSignals, "its pool heard the start from the autoscaler")
 	require.Equal(t, 1, timers, "the first check's timer only")
-	require.Equal(t, []string{string(PhaseBusy)}, published, "its workflow's Completed status says it ended")
+	require.Equal(t, []string{string(PhaseBusy)}, *published, "its workflow's Completed status says it ended")
 }
 
 // Not told its job starts, it checks early, as

@@ -128,6 +128,16 @@ func (rt *runnerTest) mockRemove(errs ...error) {
 		})
 }
 
+// recordPublished records each runner state the runner upserts, in order.
+func (rt *runnerTest) recordPublished() *[]string {
+	var published []string
+	rt.env.OnUpsertTypedSearchAttributes(mock.Anything).Run(func(args mock.Arguments) {
+		state, _ := args.Get(0).(temporal.SearchAttributes).GetKeyword(contract.SearchAttrRunnerState)
+		published = append(published, state)
+	}).Return(nil)
+	return &published
+}
+
 func (rt *runnerTest) after(d time.Duration, f func()) { rt.env.RegisterDelayedCallback(f, d) }
 
 func (rt *runnerTest) signalPod(phase string, ready bool, rv string) {
