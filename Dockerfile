@@ -1,6 +1,6 @@
 # arcflow's image for people who build with Docker. `make image` builds the same
-# image without a Docker engine (internal/image, cmd/arcflow-image); a test in
-# internal/image checks that this file names the same user, entrypoint, files
+# image without a Docker engine (tools/image, tools/cmd/arcflow-image); a test in
+# tools/image checks that this file names the same user, entrypoint, files
 # and labels.
 #
 #   docker buildx build --platform linux/amd64,linux/arm64 \
@@ -43,7 +43,7 @@ LABEL org.opencontainers.image.source="https://github.com/arcflow/arcflow" \
       org.opencontainers.image.title="arcflow" \
       org.opencontainers.image.description="GitHub Actions runner autoscaling on Kubernetes (ARC legacy mode) driven by Temporal workflows" \
       dev.arcflow.ca-certificates="debian ca-certificates (debian:bookworm-slim)"
-COPY internal/image/rootfs/etc/passwd internal/image/rootfs/etc/group /etc/
+COPY tools/image/rootfs/etc/passwd tools/image/rootfs/etc/group /etc/
 COPY --from=certs /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
 COPY --from=certs --chown=65532:65532 /home/nonroot /home/nonroot
 COPY --from=build /out/arcflow /out/arcflow-webhook /usr/local/bin/

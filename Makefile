@@ -24,7 +24,7 @@ tools: ## Build etcd, Kubernetes, kwok, the Temporal CLI and server, controller-
 
 .PHONY: build
 build: ## Build the arcflow binaries into bin/.
-	go build -tags grpcnotrace,retrynotrace -ldflags "-X main.version=$$(git describe --tags --always --dirty 2>/dev/null || echo dev)" -o bin/ ./cmd/...
+	go build -tags grpcnotrace,retrynotrace -ldflags "-X main.version=$$(git describe --tags --always --dirty 2>/dev/null || echo dev)" -o bin/ ./cmd/... ./sim/cmd/... ./tools/cmd/...
 
 .PHONY: image
 image: ## Build the arcflow image (linux/amd64 + arm64 OCI layout and docker-load tarballs) into bin/image/, without Docker.
@@ -69,11 +69,11 @@ record-histories: tools ## Record workflow histories on dev servers into workflo
 
 .PHONY: up
 up: tools ## Start etcd, kube-apiserver, kwok and Temporal for a person (TEMPORAL=dev with the Web UI, or TEMPORAL=cluster on PostgreSQL).
-	go run ./cmd/arcflow-stack up --dir $(STACK_DIR) --temporal $(TEMPORAL)
+	go run ./sim/cmd/arcflow-stack up --dir $(STACK_DIR) --temporal $(TEMPORAL)
 
 .PHONY: down
 down: ## Stop what `make up` started.
-	go run ./cmd/arcflow-stack down --dir $(STACK_DIR)
+	go run ./sim/cmd/arcflow-stack down --dir $(STACK_DIR)
 
 .PHONY: demo
 demo: tools ## Run arcflow end to end on the simulator; Ctrl-C stops everything it started.
@@ -85,8 +85,8 @@ bench: tools ## Benchmark tables per workload size beside ARC's measured figures
 
 .PHONY: scale
 scale: tools ## 50 pools under a job rate that steps up until jobs wait: table and plot of latency and CPU against the rate (results in .scale/).
-	go run ./cmd/arcflow-sim scale $(SCALE_FLAGS)
+	go run ./sim/cmd/arcflow-sim scale $(SCALE_FLAGS)
 
 .PHONY: chaos
 chaos: tools ## The workload while the worker and webhook are SIGKILLed; asserts no job lost (results in .chaos/results.md).
-	go run ./cmd/arcflow-sim chaos $(CHAOS_FLAGS)
+	go run ./sim/cmd/arcflow-sim chaos $(CHAOS_FLAGS)

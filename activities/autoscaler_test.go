@@ -8,11 +8,11 @@ import (
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/github"
-	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/sim/fakegithub"
 )
 
-func fakeGitHub(t *testing.T) (*fake.Server, *GitHub, *github.Client) {
-	srv, err := fake.New(fake.Options{})
+func fakeGitHub(t *testing.T) (*fakegithub.Server, *GitHub, *github.Client) {
+	srv, err := fakegithub.New(fakegithub.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
 	c, err := github.New(github.Config{Token: "ghp_test", URL: srv.URL}, github.Options{})

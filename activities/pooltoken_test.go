@@ -16,7 +16,7 @@ import (
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/github"
-	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/sim/fakegithub"
 )
 
 // secretWrites counts the Secret requests that change something.
@@ -48,9 +48,9 @@ func (c *clock) Add(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-func poolTokenWorld(t *testing.T) (*fake.Server, *Kubernetes, *k8sfake.Clientset, *clock) {
+func poolTokenWorld(t *testing.T) (*fakegithub.Server, *Kubernetes, *k8sfake.Clientset, *clock) {
 	c := &clock{now: time.Now()}
-	srv, err := fake.New(fake.Options{Now: c.Now})
+	srv, err := fakegithub.New(fakegithub.Options{Now: c.Now})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
 	client, err := github.New(github.Config{Token: "ghp_test", URL: srv.URL}, github.Options{Now: c.Now})

@@ -8,13 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arcflow/arcflow/github"
-	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/sim/fakegithub"
 )
 
 // The reconcile asks about runs, and only about the jobs of queued runs no
 // webhook announced: its cost does not grow with the runs it knows.
 func TestReconcileByRunAsksOnlyAboutUnknownRuns(t *testing.T) {
-	srv, err := fake.New(fake.Options{})
+	srv, err := fakegithub.New(fakegithub.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
 	client, err := github.New(github.Config{Token: "ghp_test", URL: srv.URL}, github.Options{})
@@ -45,7 +45,7 @@ func TestReconcileByRunAsksOnlyAboutUnknownRuns(t *testing.T) {
 // still unknown, it is.
 func TestReconcileByRunLeavesYoungRunsToTheirDeliveries(t *testing.T) {
 	var now time.Time
-	srv, err := fake.New(fake.Options{Now: func() time.Time { return now }})
+	srv, err := fakegithub.New(fakegithub.Options{Now: func() time.Time { return now }})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
 	client, err := github.New(github.Config{Token: "ghp_test", URL: srv.URL}, github.Options{})
@@ -68,7 +68,7 @@ func TestReconcileByRunLeavesYoungRunsToTheirDeliveries(t *testing.T) {
 // webhook) is not asked about: a run queued behind one pool's maxReplicas cost
 // a call per reconcile of every other autoscaler of the repository.
 func TestReconcileByRunLeavesRunsAnotherAutoscalerKnows(t *testing.T) {
-	srv, err := fake.New(fake.Options{Now: func() time.Time { return time.Now().Add(-2 * RunQuiet) }})
+	srv, err := fakegithub.New(fakegithub.Options{Now: func() time.Time { return time.Now().Add(-2 * RunQuiet) }})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
 	client, err := github.New(github.Config{Token: "ghp_test", URL: srv.URL}, github.Options{})
@@ -91,7 +91,7 @@ func TestReconcileByRunLeavesRunsAnotherAutoscalerKnows(t *testing.T) {
 // An autoscaler with no history asks about every open run, however young,
 // and learns the jobs in progress as well as the queued ones.
 func TestReconcileByRunWithNoHistoryFindsRunningJobs(t *testing.T) {
-	srv, err := fake.New(fake.Options{})
+	srv, err := fakegithub.New(fakegithub.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
 	client, err := github.New(github.Config{Token: "ghp_test", URL: srv.URL}, github.Options{})

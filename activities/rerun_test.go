@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arcflow/arcflow/github"
-	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/sim/fakegithub"
 )
 
 // RerunLostJob against the fake GitHub, through go-github: it waits while the
@@ -20,7 +20,7 @@ func TestRerunLostJobFollowsGitHubsRules(t *testing.T) {
 	lost := srv.QueueJob("octo/app", "build", []string{"linux"})
 	other, err := srv.QueueJobInRun(lost.RunID, "test", []string{"linux"})
 	require.NoError(t, err)
-	for i, job := range []fake.JobInfo{lost, other} {
+	for i, job := range []fakegithub.JobInfo{lost, other} {
 		start(t, srv, c, job, []string{"r1", "r2"}[i])
 	}
 	_, err = srv.CompleteJob(lost.ID, "failure") // its runner's node went
@@ -62,7 +62,7 @@ func TestRerunLostJobWithoutActionsWrite(t *testing.T) {
 }
 
 // start registers a runner for the job's repository and hands it the job.
-func start(t *testing.T, srv *fake.Server, c *github.Client, job fake.JobInfo, runner string) {
+func start(t *testing.T, srv *fakegithub.Server, c *github.Client, job fakegithub.JobInfo, runner string) {
 	t.Helper()
 	tok, err := c.RegistrationToken(context.Background(), github.Scope{Repository: job.Repo})
 	require.NoError(t, err)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/arcflow/arcflow/internal/teststack"
+	"github.com/arcflow/arcflow/sim/localstack"
 )
 
 // What the chart renders, with its defaults and with every option on, and the
@@ -28,7 +28,7 @@ func TestManifestsApplyToTheAPIServer(t *testing.T) {
 	tool(t, "kube-apiserver")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	stack, err := teststack.Start(ctx, teststack.Options{Kubernetes: true})
+	stack, err := localstack.Start(ctx, localstack.Options{Kubernetes: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, stack.Stop()) })
 	require.NoError(t, stack.InstallCRDs(ctx, "crds"))

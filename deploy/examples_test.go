@@ -21,11 +21,11 @@ import (
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/internal/hraspec"
-	"github.com/arcflow/arcflow/internal/teststack"
+	"github.com/arcflow/arcflow/sim/localstack"
 	"github.com/arcflow/arcflow/worker"
 )
 
-// Every manifest under examples/ (the docs show them: internal/docscheck holds
+// Every manifest under examples/ (the docs show them: tools/docscheck holds
 // each block to its file) applies unchanged to a real API server with the CRDs,
 // with strict field validation, and what the server stored is what arcflow
 // accepts: the typed objects decode without unknown fields, validate, and turn
@@ -39,7 +39,7 @@ func TestExamplesApplyAndAreAccepted(t *testing.T) {
 	tool(t, "kube-apiserver")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	stack, err := teststack.Start(ctx, teststack.Options{Kubernetes: true})
+	stack, err := localstack.Start(ctx, localstack.Options{Kubernetes: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, stack.Stop()) })
 	require.NoError(t, stack.InstallCRDs(ctx, "crds"))

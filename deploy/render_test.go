@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
-	"github.com/arcflow/arcflow/internal/teststack"
+	"github.com/arcflow/arcflow/sim/localstack"
 )
 
 const (
@@ -52,7 +52,7 @@ var everythingOn = []string{
 // tool is a binary of make tools; the test is skipped without it under -short.
 func tool(t *testing.T, name string) string {
 	t.Helper()
-	dir, err := teststack.ToolsDir()
+	dir, err := localstack.ToolsDir()
 	if err == nil {
 		path := filepath.Join(dir, name)
 		if _, err = os.Stat(path); err == nil {

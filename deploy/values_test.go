@@ -111,7 +111,7 @@ func TestChartTuningDefaults(t *testing.T) {
 // Every flag the chart writes is one `arcflow worker --help` or `arcflow
 // webhook --help` lists, so a misspelt flag fails here and not in a pod. The
 // flags are read from docs/configuration.md, whose rows the docs check
-// (internal/docscheck) holds equal to each command's --help, so this needs no
+// (tools/docscheck) holds equal to each command's --help, so this needs no
 // build of arcflow.
 func TestChartFlagsExist(t *testing.T) {
 	t.Parallel()

@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arcflow/arcflow/github"
-	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/sim/fakegithub"
 )
 
 const (
@@ -39,13 +39,13 @@ func newClock() *clock {
 func (c *clock) Now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
 func (c *clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 
-func setup(t *testing.T, clk *clock) (*fake.Server, *github.Client, *github.Metrics) {
+func setup(t *testing.T, clk *clock) (*fakegithub.Server, *github.Client, *github.Metrics) {
 	t.Helper()
 	now := time.Now
 	if clk != nil {
 		now = clk.Now
 	}
-	srv, err := fake.New(fake.Options{Now: now})
+	srv, err := fakegithub.New(fakegithub.Options{Now: now})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
 	metrics := github.NewMetrics(prometheus.NewRegistry())
@@ -54,7 +54,7 @@ func setup(t *testing.T, clk *clock) (*fake.Server, *github.Client, *github.Metr
 	return srv, c, metrics
 }
 
-func register(t *testing.T, srv *fake.Server, c *github.Client, scope github.Scope, name string, ephemeral bool) fake.RunnerInfo {
+func register(t *testing.T, srv *fakegithub.Server, c *github.Client, scope github.Scope, name string, ephemeral bool) fakegithub.RunnerInfo {
 	t.Helper()
 	tok, err := c.RegistrationToken(context.Background(), scope)
 	require.NoError(t, err)
@@ -120,7 +120,7 @@ func TestRegistrationTokenNeverFormatsItsValue(t *testing.T) {
 func TestARunnerRegistersOnlyWithAnIssuedToken(t *testing.T) {
 	srv, _, _ := setup(t, nil)
 	_, err := srv.Register("AFAKEnever-issued", "r1", nil, true)
-	require.ErrorIs(t, err, fake.ErrUnknownToken)
+	require.ErrorIs(t, err, fakegithub.ErrUnknownToken)
 	require.Empty(t, srv.Runners())
 }
 
@@ -231,7 +231,7 @@ func TestEnterpriseServerURLsGetAPIv3(t *testing.T) {
 	require.Equal(t, "https://github.com/", github.Config{Token: "x"}.RunnerURL())
 
 	// The client really talks to a GHES-shaped server under /api/v3/.
-	srv, err := fake.New(fake.Options{})
+	srv, err := fakegithub.New(fakegithub.Options{})
 	require.NoError(t, err)
 	defer srv.Close()
 	c, err := github.New(github.Config{Token: "x", EnterpriseURL: srv.URL}, github.Options{})
@@ -242,7 +242,7 @@ func TestEnterpriseServerURLsGetAPIv3(t *testing.T) {
 }
 
 func TestGitHubAppAuthentication(t *testing.T) {
-	srv, err := fake.New(fake.Options{})
+	srv, err := fakegithub.New(fakegithub.Options{})
 	require.NoError(t, err)
 	defer srv.Close()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)

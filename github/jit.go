@@ -73,7 +73,7 @@ func (c *Client) GenerateJITConfig(ctx context.Context, scope Scope, in JITReque
 	)
 	switch {
 	case scope.Repository != "":
-		owner, repo := scope.ownerRepo()
+		owner, repo := ownerRepo(scope)
 		out, resp, err = c.gh.Actions.GenerateRepoJITConfig(ctx, owner, repo, req)
 	case scope.Organization != "":
 		out, resp, err = c.gh.Actions.GenerateOrgJITConfig(ctx, scope.Organization, req)

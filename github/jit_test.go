@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arcflow/arcflow/github"
-	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/sim/fakegithub"
 )
 
 // A JIT configuration registers the runner at once, offline until the runner
@@ -40,15 +40,15 @@ func TestGenerateJITConfigRegistersTheRunnerInOneCall(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, started.Online)
 	_, err = srv.StartJIT(config.Encoded())
-	require.ErrorIs(t, err, fake.ErrUnknownToken, "a configuration starts its runner once")
+	require.ErrorIs(t, err, fakegithub.ErrUnknownToken, "a configuration starts its runner once")
 }
 
 func TestJITRunnersJoinTheirRunnerGroupByName(t *testing.T) {
 	srv, c, _ := setup(t, nil)
 	ctx := context.Background()
 	org := github.Scope{Organization: "octo-org"}
-	srv.AddRunnerGroup("octo-org", fake.RunnerGroup{Name: "Default", Default: true})
-	srv.AddRunnerGroup("octo-org", fake.RunnerGroup{Name: "gpu"})
+	srv.AddRunnerGroup("octo-org", fakegithub.RunnerGroup{Name: "Default", Default: true})
+	srv.AddRunnerGroup("octo-org", fakegithub.RunnerGroup{Name: "gpu"})
 
 	_, err := c.GenerateJITConfig(ctx, org, github.JITRequest{Name: "jit-gpu", Labels: []string{"cuda"}, Group: "gpu"})
 	require.NoError(t, err)

@@ -18,15 +18,6 @@ type (
 // runnersPerPage is the page size of runner lists, GitHub's largest.
 const runnersPerPage = 100
 
-// Runner is a self-hosted runner as GitHub lists it.
-type Runner struct {
-	ID     int64    `json:"id"`
-	Name   string   `json:"name"`
-	Status string   `json:"status"` // online or offline
-	Busy   bool     `json:"busy"`
-	Labels []string `json:"labels,omitempty"`
-}
-
 // ListRunners lists every runner of a scope, 100 a page. Pages come from the HTTP
 // cache while GitHub's max-age holds; fresh forces a revalidation, which costs a
 // request but, when nothing changed, only a 304.
@@ -79,7 +70,7 @@ func (c *Client) RemoveRunner(ctx context.Context, scope Scope, id int64) error 
 	)
 	switch {
 	case scope.Repository != "":
-		owner, repo := scope.ownerRepo()
+		owner, repo := ownerRepo(scope)
 		resp, err = c.gh.Actions.RemoveRunner(ctx, owner, repo, id)
 	case scope.Organization != "":
 		resp, err = c.gh.Actions.RemoveOrganizationRunner(ctx, scope.Organization, id)

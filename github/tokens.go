@@ -89,7 +89,7 @@ func (c *Client) createRegistrationToken(ctx context.Context, scope Scope) (Regi
 	)
 	switch {
 	case scope.Repository != "":
-		owner, repo := scope.ownerRepo()
+		owner, repo := ownerRepo(scope)
 		tok, resp, err = c.gh.Actions.CreateRegistrationToken(ctx, owner, repo)
 	case scope.Organization != "":
 		tok, resp, err = c.gh.Actions.CreateOrganizationRegistrationToken(ctx, scope.Organization)

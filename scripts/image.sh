@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make image: arcflow's container image without a Docker engine (cmd/arcflow-image).
+# make image: arcflow's container image without a Docker engine (tools/cmd/arcflow-image).
 # The CA bundle comes from Debian's ca-certificates package; install it when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,4 +13,4 @@ if [[ ! -s $bundle ]]; then
   $sudo apt-get install -y -qq --no-install-recommends ca-certificates
 fi
 
-exec go run ./cmd/arcflow-image "$@"
+exec go run ./tools/cmd/arcflow-image "$@"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gofmt, go vet, generated files that match their sources, the alert rules
 # (promtool), the Helm chart and kustomize components (go test ./deploy/...),
-# and the docs (go test ./internal/docscheck/).
+# and the docs (go test ./tools/docscheck/).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -58,7 +58,7 @@ go test -count=1 ./deploy/...
 # The docs: links and anchors, flags and defaults against --help, environment
 # variables and annotations against the code, every command and manifest block
 # checked or marked, the chart's README as helm-docs writes it, no local paths
-# (see internal/docscheck/doc.go).
-go test -count=1 ./internal/docscheck/
+# (see tools/docscheck/doc.go).
+go test -count=1 ./tools/docscheck/
 
 echo "lint: ok"

@@ -34,12 +34,12 @@ have() {
 	for name in "$@"; do [ -x "$dir/$name" ] || return 1; done
 }
 
-# The Kubernetes control plane, etcd, kubectl and kwok come from tools/go.mod. The
+# The Kubernetes control plane, etcd, kubectl and kwok come from tools/pins/go.mod. The
 # cache key covers the pinned module graph and the Go version.
 kube_tools() {
 	local names=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok)
 	local key
-	key=$(cat "$root/tools/go.mod" "$root/tools/go.sum" <(go version) | sha256sum | cut -c1-12)
+	key=$(cat "$root/tools/pins/go.mod" "$root/tools/pins/go.sum" <(go version) | sha256sum | cut -c1-12)
 	local dir="$cache/kube-$key"
 	if ! have "$dir" "${names[@]}"; then
 		log "building etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok (cold: about 15 minutes on 2 cores)"
@@ -47,7 +47,7 @@ kube_tools() {
 		rm -rf "$tmp"; mkdir -p "$tmp"
 		local minor=${KUBE_VERSION#v1.}; minor=${minor%%.*}
 		local vpkg=k8s.io/component-base/version
-		(cd "$root/tools" && go build -trimpath -o "$tmp/" -ldflags "-s -w \
+		(cd "$root/tools/pins" && go build -trimpath -o "$tmp/" -ldflags "-s -w \
 			-X $vpkg.gitVersion=$KUBE_VERSION -X $vpkg.gitMajor=1 -X $vpkg.gitMinor=$minor" \
 			go.etcd.io/etcd/server/v3 \
 			k8s.io/kubernetes/cmd/kube-apiserver \
@@ -61,7 +61,7 @@ kube_tools() {
 	for name in "${names[@]}"; do link "$name" "$dir"; done
 	# kwok's own stage definitions ship in its module; keep a copy beside the binary.
 	local stages
-	stages=$(cd "$root/tools" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)/kustomize/stage
+	stages=$(cd "$root/tools/pins" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)/kustomize/stage
 	[ -d "$dir/kwok-stage" ] || cp -r "$stages" "$dir/kwok-stage"
 	ln -sfn "$dir/kwok-stage" "$root/.tools/kwok-stage"
 }
@@ -81,7 +81,7 @@ go_install() {
 }
 
 # temporal_cli: the Temporal CLI (its dev server runs the local stack's Temporal),
-# static as the bundled Temporal's image builds it (internal/image), so that
+# static as the bundled Temporal's image builds it (tools/image), so that
 # build finds every package compiled in Go's build cache and only links.
 temporal_cli() {
 	CGO_ENABLED=0 go_install temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_CLI_VERSION"

@@ -15,8 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/github/fake"
-	"github.com/arcflow/arcflow/internal/teststack"
+	"github.com/arcflow/arcflow/sim/fakegithub"
+	"github.com/arcflow/arcflow/sim/localstack"
 )
 
 // On a real kube-apiserver with kwok: each loss helper takes a busy runner the
@@ -27,12 +27,12 @@ func TestInfrastructureLossesOnTheStack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts etcd, kube-apiserver and kwok")
 	}
-	if _, err := teststack.ToolsDir(); err != nil {
+	if _, err := localstack.ToolsDir(); err != nil {
 		t.Skipf("%v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	stack, err := teststack.Start(ctx, teststack.Options{Kubernetes: true})
+	stack, err := localstack.Start(ctx, localstack.Options{Kubernetes: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, stack.Stop()) })
 	kube, err := stack.Kube()
@@ -41,7 +41,7 @@ func TestInfrastructureLossesOnTheStack(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, AddNode(ctx, kube, "doomed"))
 
-	srv, err := fake.New(fake.Options{})
+	srv, err := fakegithub.New(fakegithub.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
 	client, err := gh.NewClient(gh.WithAuthToken("ghp_test"), gh.WithURLs(&srv.URL, &srv.URL))
@@ -52,31 +52,31 @@ func TestInfrastructureLossesOnTheStack(t *testing.T) {
 	held := make(chan struct{})
 	defer close(held)
 	r := &Runners{Kube: kube, GitHub: srv, Namespace: "sim", RegisterDelay: time.Millisecond,
-		JobDuration: func(fake.JobInfo) time.Duration { return 10 * time.Millisecond },
-		JobConclusion: func(j fake.JobInfo) string {
+		JobDuration: func(fakegithub.JobInfo) time.Duration { return 10 * time.Millisecond },
+		JobConclusion: func(j fakegithub.JobInfo) string {
 			if j.Name == "fails" {
 				return "failure" // its step exits 1
 			}
 			return "success"
 		},
-		JobHold: func(j fake.JobInfo) <-chan struct{} {
+		JobHold: func(j fakegithub.JobInfo) <-chan struct{} {
 			if j.Name == "fails" {
 				return nil
 			}
 			return held // the others stay busy until infrastructure takes them
 		}}
-	events := make(chan fake.JobEvent, 100)
-	srv.OnJobEvent(func(e fake.JobEvent) { r.Notice(e); events <- e })
+	events := make(chan fakegithub.JobEvent, 100)
+	srv.OnJobEvent(func(e fakegithub.JobEvent) { r.Notice(e); events <- e })
 	go func() { _ = r.Run(ctx) }()
 
 	jobs := map[string]int64{}
-	for pod, node := range map[string]string{"gone-with-node": "doomed", "evicted": teststack.FakeNodeName,
-		"oom": teststack.FakeNodeName, "fails": teststack.FakeNodeName, "deleted": teststack.FakeNodeName} {
+	for pod, node := range map[string]string{"gone-with-node": "doomed", "evicted": localstack.FakeNodeName,
+		"oom": localstack.FakeNodeName, "fails": localstack.FakeNodeName, "deleted": localstack.FakeNodeName} {
 		createRunnerPod(ctx, t, kube, pod, node, token.GetToken())
 		jobs[pod] = srv.QueueJob("octo/app", pod, []string{pod}).ID
 	}
-	seen := map[[2]any]fake.JobEvent{}
-	await := func(jobID int64, action string) fake.JobEvent {
+	seen := map[[2]any]fakegithub.JobEvent{}
+	await := func(jobID int64, action string) fakegithub.JobEvent {
 		t.Helper()
 		for {
 			if e, ok := seen[[2]any{jobID, action}]; ok {
@@ -91,7 +91,7 @@ func TestInfrastructureLossesOnTheStack(t *testing.T) {
 		}
 	}
 	require.Equal(t, "failure", await(jobs["fails"], "completed").Job.Conclusion)
-	_, err = teststack.WaitPod(ctx, kube, "sim", "fails", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodSucceeded })
+	_, err = localstack.WaitPod(ctx, kube, "sim", "fails", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodSucceeded })
 	require.NoError(t, err, "a failed job's runner exits normally")
 	for _, pod := range []string{"gone-with-node", "evicted", "oom", "deleted"} {
 		await(jobs[pod], "in_progress")
@@ -112,7 +112,7 @@ func TestInfrastructureLossesOnTheStack(t *testing.T) {
 
 	require.NoError(t, r.OOMKill(ctx, "sim", "oom"))
 	require.Equal(t, "failure", await(jobs["oom"], "completed").Job.Conclusion)
-	oom, err := teststack.WaitPod(ctx, kube, "sim", "oom", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodFailed })
+	oom, err := localstack.WaitPod(ctx, kube, "sim", "oom", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodFailed })
 	require.NoError(t, err)
 	require.Equal(t, "OOMKilled", oom.Status.ContainerStatuses[0].State.Terminated.Reason)
 

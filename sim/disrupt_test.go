@@ -14,7 +14,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/sim/fakegithub"
 )
 
 // runnerPod is a Running runner pod of runner name on node, as kwok leaves it,
@@ -40,9 +40,9 @@ func runnerPod(name, node, token string, sidecar bool) *corev1.Pod {
 // busyRunners is a fake GitHub whose runners, one per pod, each run a job,
 // and Runners that play them on a fake clientset (no informer: the helpers
 // act on their own).
-func busyRunners(t *testing.T, objects func(token string) []*corev1.Pod, extra ...*corev1.Node) (*Runners, *kubefake.Clientset, map[string]fake.JobInfo) {
+func busyRunners(t *testing.T, objects func(token string) []*corev1.Pod, extra ...*corev1.Node) (*Runners, *kubefake.Clientset, map[string]fakegithub.JobInfo) {
 	t.Helper()
-	srv, err := fake.New(fake.Options{})
+	srv, err := fakegithub.New(fakegithub.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
 	c, err := gh.NewClient(gh.WithAuthToken("ghp_test"), gh.WithURLs(&srv.URL, &srv.URL))
@@ -54,7 +54,7 @@ func busyRunners(t *testing.T, objects func(token string) []*corev1.Pod, extra .
 		_, err := kube.CoreV1().Nodes().Create(context.Background(), n, metav1.CreateOptions{})
 		require.NoError(t, err)
 	}
-	jobs := map[string]fake.JobInfo{}
+	jobs := map[string]fakegithub.JobInfo{}
 	for _, pod := range objects(tok.GetToken()) {
 		_, err := kube.CoreV1().Pods(pod.Namespace).Create(context.Background(), pod, metav1.CreateOptions{})
 		require.NoError(t, err)
@@ -70,7 +70,7 @@ func busyRunners(t *testing.T, objects func(token string) []*corev1.Pod, extra .
 	return &Runners{Kube: kube, GitHub: srv}, kube, jobs
 }
 
-func jobState(t *testing.T, srv *fake.Server, id int64) fake.JobInfo {
+func jobState(t *testing.T, srv *fakegithub.Server, id int64) fakegithub.JobInfo {
 	t.Helper()
 	for _, j := range srv.Jobs() {
 		if j.ID == id {
@@ -78,7 +78,7 @@ func jobState(t *testing.T, srv *fake.Server, id int64) fake.JobInfo {
 		}
 	}
 	t.Fatalf("no job %d", id)
-	return fake.JobInfo{}
+	return fakegithub.JobInfo{}
 }
 
 func TestLoseNodeFailsItsJobsAndDoesWhatPodGCDoes(t *testing.T) {

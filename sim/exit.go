@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/arcflow/arcflow/internal/teststack"
+	"github.com/arcflow/arcflow/sim/kubelet"
 )
 
 // exitRunner makes the runner container exit 0, as an ephemeral runner does after
@@ -21,7 +21,7 @@ func exitRunner(ctx context.Context, kube kubernetes.Interface, namespace, name 
 		return fmt.Errorf("runner exit %s/%s: %w", namespace, name, err)
 	}
 	if pod.Spec.RestartPolicy != corev1.RestartPolicyAlways {
-		return teststack.EndPod(ctx, kube, namespace, name, corev1.PodSucceeded)
+		return kubelet.EndPod(ctx, kube, namespace, name, corev1.PodSucceeded)
 	}
 	now := metav1.Now()
 	found := false

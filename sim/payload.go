@@ -7,13 +7,13 @@ import (
 
 	gh "github.com/google/go-github/v88/github"
 
-	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/sim/fakegithub"
 )
 
 // workflowJobPayload builds the body GitHub sends for a workflow_job event, in
 // go-github's (and so GitHub's) JSON shape. An organization is set when the
 // repository's owner is one, as GitHub does for organization-owned repositories.
-func workflowJobPayload(e fake.JobEvent, ownerIsOrg bool) ([]byte, error) {
+func workflowJobPayload(e fakegithub.JobEvent, ownerIsOrg bool) ([]byte, error) {
 	owner, name, ok := strings.Cut(e.Job.Repo, "/")
 	if !ok {
 		return nil, fmt.Errorf("job %d: repository %q is not owner/name", e.Job.ID, e.Job.Repo)

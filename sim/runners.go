@@ -17,14 +17,14 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/github/fake"
-	"github.com/arcflow/arcflow/internal/teststack"
+	"github.com/arcflow/arcflow/sim/fakegithub"
+	"github.com/arcflow/arcflow/sim/kubelet"
 )
 
 // Runners plays the runner inside every runner pod, and GitHub's job dispatcher:
 //   - a Running pod registers under its RUNNER_NAME with the token from its Secret,
 //     RegisterDelay later, as config.sh would;
-//   - queued jobs go to idle runners that fit them (fake.Server.AssignQueued);
+//   - queued jobs go to idle runners that fit them (fakegithub.Server.AssignQueued);
 //   - a job runs for JobDuration, then completes; an ephemeral runner then exits,
 //     so its pod ends Succeeded;
 //   - a pod deleted while its runner is busy interrupts the job. That must never
@@ -33,18 +33,18 @@ import (
 //     is expected, so its job is recorded as lost (Lost), not as a violation.
 type Runners struct {
 	Kube   kubernetes.Interface
-	GitHub *fake.Server
+	GitHub *fakegithub.Server
 	Log    *slog.Logger
 	// Namespace limits the runners to one namespace; empty means all.
 	Namespace string
 	// RegisterDelay is the time from pod Running to registration (default 1 s).
 	RegisterDelay time.Duration
 	// JobDuration says how long a job runs (default 5 s for every job).
-	JobDuration func(fake.JobInfo) time.Duration
+	JobDuration func(fakegithub.JobInfo) time.Duration
 	// JobConclusion says how a job ends (default "success" for every job):
 	// "failure" is a job whose step exited 1. Either way the runner finishes
 	// the job normally, so an ephemeral one then exits 0.
-	JobConclusion func(fake.JobInfo) string
+	JobConclusion func(fakegithub.JobInfo) string
 	// LostJobDelay is how long GitHub takes to fail the job of a runner that
 	// vanished (default 0: at once). The real service notices a lost runner
 	// only after some minutes without its heartbeat.
@@ -52,14 +52,14 @@ type Runners struct {
 	// JobHold, when set, may hold a job: a job it returns a channel for runs
 	// until that channel is closed and then its JobDuration, so a test can
 	// keep jobs busy across steps whose length it does not know.
-	JobHold func(fake.JobInfo) <-chan struct{}
+	JobHold func(fakegithub.JobInfo) <-chan struct{}
 	// ExitDelay is how long an ephemeral runner takes to exit after its job
 	// completed (default 0): a real one cleans up and reports first, so its
 	// pod outlives the job's completed delivery by a few seconds.
 	ExitDelay time.Duration
 	// Seed makes the dispatcher's choices repeatable.
 	Seed uint64
-	// ManualJobs leaves job assignment to the caller (fake.Server.StartJob), for
+	// ManualJobs leaves job assignment to the caller (fakegithub.Server.StartJob), for
 	// tests that must choose which runner is busy.
 	ManualJobs bool
 
@@ -140,10 +140,10 @@ func (r *Runners) init() {
 		r.RegisterDelay = time.Second
 	}
 	if r.JobDuration == nil {
-		r.JobDuration = func(fake.JobInfo) time.Duration { return 5 * time.Second }
+		r.JobDuration = func(fakegithub.JobInfo) time.Duration { return 5 * time.Second }
 	}
 	if r.JobConclusion == nil {
-		r.JobConclusion = func(fake.JobInfo) string { return "success" }
+		r.JobConclusion = func(fakegithub.JobInfo) string { return "success" }
 	}
 	if r.Log == nil {
 		r.Log = slog.New(slog.DiscardHandler)
@@ -152,7 +152,7 @@ func (r *Runners) init() {
 
 // Notice tells the dispatcher that something changed in GitHub (a job queued), so
 // it hands out jobs now rather than on its next tick.
-func (r *Runners) Notice(fake.JobEvent) { r.poke() }
+func (r *Runners) Notice(fakegithub.JobEvent) { r.poke() }
 
 func (r *Runners) poke() {
 	r.init()
@@ -182,7 +182,7 @@ func (r *Runners) dispatch(ctx context.Context) {
 }
 
 // run finishes a job after its hold, if any, and its duration.
-func (r *Runners) run(ctx context.Context, job fake.JobInfo) {
+func (r *Runners) run(ctx context.Context, job fakegithub.JobInfo) {
 	duration := r.JobDuration(job)
 	var hold <-chan struct{}
 	if r.JobHold != nil {
@@ -203,7 +203,7 @@ func (r *Runners) run(ctx context.Context, job fake.JobInfo) {
 
 // finish completes a job, as JobConclusion says; an ephemeral runner then
 // exits and its pod ends. A runner that died under its job finishes nothing.
-func (r *Runners) finish(ctx context.Context, job fake.JobInfo) {
+func (r *Runners) finish(ctx context.Context, job fakegithub.JobInfo) {
 	r.mu.Lock()
 	lost := r.lostJobs[job.ID]
 	r.mu.Unlock()
@@ -281,7 +281,7 @@ func (r *Runners) observe(ctx context.Context, obj any) {
 		// A runner image that crashes at start: the container exits 1 and the
 		// pod (restartPolicy Never) ends Failed, never registered.
 		go func() {
-			if err := teststack.EndPod(ctx, r.Kube, pod.Namespace, pod.Name, corev1.PodFailed); err != nil && ctx.Err() == nil {
+			if err := kubelet.EndPod(ctx, r.Kube, pod.Namespace, pod.Name, corev1.PodFailed); err != nil && ctx.Err() == nil {
 				r.Log.Warn("simulated runner could not crash", "runner", name, "error", err)
 			}
 		}()

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/sim/fakegithub"
 )
 
 // Sender delivers workflow_job webhooks the way GitHub does: signed with the
@@ -110,7 +110,7 @@ func (s *Sender) setup() {
 }
 
 // Send delivers a job event; it never blocks for the delivery.
-func (s *Sender) Send(e fake.JobEvent) {
+func (s *Sender) Send(e fakegithub.JobEvent) {
 	s.setup()
 	owner, _, _ := strings.Cut(e.Job.Repo, "/")
 	isOrg := false
@@ -136,7 +136,7 @@ type planned struct {
 
 // planLocked decides what becomes of an event: lost, sent once or twice, held
 // back behind the next one, or sent with the one held before it.
-func (s *Sender) planLocked(e fake.JobEvent, body []byte) []planned {
+func (s *Sender) planLocked(e fakegithub.JobEvent, body []byte) []planned {
 	s.stats.Events++
 	s.nextID++
 	d := delivery{id: fmt.Sprintf("sim-%08d", s.nextID), jobID: e.Job.ID, event: e.Action, body: body}

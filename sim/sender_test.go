@@ -11,7 +11,7 @@ import (
 	gh "github.com/google/go-github/v88/github"
 	"github.com/stretchr/testify/require"
 
-	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/sim/fakegithub"
 )
 
 // hookSink is a webhook receiver that checks signatures as arcflow's server does.
@@ -45,8 +45,8 @@ func (h *hookSink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusAccepted)
 }
 
-func event(id int64, action string) fake.JobEvent {
-	return fake.JobEvent{Action: action, Job: fake.JobInfo{ID: id, RunID: id - 1, Repo: "octo-org/app", Name: "build",
+func event(id int64, action string) fakegithub.JobEvent {
+	return fakegithub.JobEvent{Action: action, Job: fakegithub.JobInfo{ID: id, RunID: id - 1, Repo: "octo-org/app", Name: "build",
 		Labels: []string{"self-hosted", "linux"}, Status: action, CreatedAt: time.Now()}}
 }
 
@@ -70,7 +70,7 @@ func TestSenderDeliversSignedWorkflowJobEvents(t *testing.T) {
 	s := &Sender{Orgs: []string{"octo-org"}, Workers: 1}
 	startSender(t, s, sink)
 	running := event(7, "in_progress")
-	running.Runner = fake.RunnerInfo{ID: 3, Name: "app-abc"}
+	running.Runner = fakegithub.RunnerInfo{ID: 3, Name: "app-abc"}
 	running.Job.StartedAt = time.Now()
 	s.Send(event(7, "queued"))
 	s.Send(running)

@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/github/registry"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -62,7 +62,7 @@ func newAutoscalerTest(t *testing.T) *autoscalerTest {
 func hraSpec(minReplicas, maxReplicas int) contract.AutoscalerSpec {
 	return contract.AutoscalerSpec{
 		Namespace: "ci", Name: "app", Generation: 1, TargetKind: "RunnerDeployment", TargetName: "app",
-		Min: minReplicas, Max: maxReplicas, ScaleDownDelay: 30 * time.Second, Scope: github.Scope{Repository: "octo/app"},
+		Min: minReplicas, Max: maxReplicas, ScaleDownDelay: 30 * time.Second, Scope: registry.Scope{Repository: "octo/app"},
 	}
 }
 

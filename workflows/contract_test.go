@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/github/registry"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -22,7 +22,7 @@ func TestTheWebhookStartsTheAutoscalerThisPackageRuns(t *testing.T) {
 
 	start := contract.AutoscalerStart{Spec: contract.AutoscalerSpec{
 		Namespace: "ci", Name: "app", TargetKind: "RunnerDeployment", TargetName: "app", Max: 5,
-		ScaleDownDelay: time.Minute, Scope: github.Scope{Organization: "octo"}, TargetLabels: []string{"linux"},
+		ScaleDownDelay: time.Minute, Scope: registry.Scope{Organization: "octo"}, TargetLabels: []string{"linux"},
 	}}
 	encoded, err := json.Marshal(start)
 	require.NoError(t, err)

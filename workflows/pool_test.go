@@ -13,7 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/github/registry"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -152,7 +152,7 @@ func newPoolTest(t *testing.T) *poolTest {
 func spec(replicas int, hash string, ephemeral bool) PoolSpec {
 	return PoolSpec{
 		Namespace: "ci", Kind: "RunnerDeployment", Name: "app", Generation: 1, Replicas: replicas,
-		Ephemeral: ephemeral, Scope: github.Scope{Repository: "octo/app"}, TemplateHash: hash,
+		Ephemeral: ephemeral, Scope: registry.Scope{Repository: "octo/app"}, TemplateHash: hash,
 		StatusInterval: time.Millisecond,
 	}
 }

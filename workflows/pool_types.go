@@ -6,7 +6,7 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/github/registry"
 )
 
 // PoolSpec is a RunnerDeployment or RunnerSet as its pool workflow needs it. The
@@ -19,7 +19,7 @@ type PoolSpec struct {
 	Generation int64
 	Replicas   int
 	Ephemeral  bool
-	Scope      github.Scope
+	Scope      registry.Scope
 	// TemplateHash changes when the runner template changes; a new hash rolls the pool.
 	TemplateHash string
 	// Runner is the template of every runner; its Name is filled per runner.

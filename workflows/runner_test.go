@@ -15,7 +15,7 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/github/registry"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -191,7 +191,7 @@ func runnerInput(ephemeral bool, timings RunnerTimings) RunnerInput {
 	spec := v1alpha1.RunnerSpec{RunnerConfig: v1alpha1.RunnerConfig{Repository: "octo/app", Ephemeral: &ephemeral}}
 	return RunnerInput{
 		Pod:       activities.RunnerPodInput{Namespace: "ci", Name: "app-runner-x1", Pool: "app", Spec: spec},
-		Scope:     github.Scope{Repository: "octo/app"},
+		Scope:     registry.Scope{Repository: "octo/app"},
 		Ephemeral: ephemeral,
 		Timings:   timings,
 	}

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/github/registry"
 )
 
 // RunnerPhase is where a runner is in its lifecycle (see runner.go).
@@ -40,7 +40,7 @@ const (
 // RunnerInput starts a runner workflow.
 type RunnerInput struct {
 	Pod       activities.RunnerPodInput
-	Scope     github.Scope
+	Scope     registry.Scope
 	Ephemeral bool
 	// PoolWorkflowID receives a runner-done signal when the runner ends; empty for
 	// a runner without a pool.

@@ -10,7 +10,7 @@ import (
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/arcflow/arcflow/github"
-	"github.com/arcflow/arcflow/github/fake"
+	"github.com/arcflow/arcflow/sim/fakegithub"
 )
 
 func secret(name, token string) *corev1.Secret {
@@ -21,7 +21,7 @@ func secret(name, token string) *corev1.Secret {
 // and rebuilt when it changes; a Secret that is missing or holds no credentials
 // is ErrInvalid, with no value in the message.
 func TestEachSecretGetsItsOwnClient(t *testing.T) {
-	gh, err := fake.New(fake.Options{})
+	gh, err := fakegithub.New(fakegithub.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = gh.Close() })
 	gh.RequireToken("org-a", "token-a")

@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/github/registry"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -116,7 +116,7 @@ func getTyped(lister cache.GenericLister, namespace, name string, into any) erro
 }
 
 // ScopeOf is the GitHub scope a runner config registers in.
-func ScopeOf(namespace string, c v1alpha1.RunnerConfig) github.Scope {
-	return github.Scope{Enterprise: c.Enterprise, Organization: c.Organization, Repository: c.Repository,
+func ScopeOf(namespace string, c v1alpha1.RunnerConfig) registry.Scope {
+	return registry.Scope{Enterprise: c.Enterprise, Organization: c.Organization, Repository: c.Repository,
 		Credentials: c.GitHubAPICredentialsFrom.Ref(namespace)}
 }

@@ -13,8 +13,8 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/arcflow/arcflow/internal/simworld"
-	"github.com/arcflow/arcflow/test/fullpath"
+	"github.com/arcflow/arcflow/sim/fullpath"
+	"github.com/arcflow/arcflow/sim/world"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -28,7 +28,7 @@ func TestFullPathOnTemporalClusterWithPostgreSQL(t *testing.T) {
 
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
-	bin, err := simworld.BuildArcflow(ctx, root, t.TempDir())
+	bin, err := world.BuildArcflow(ctx, root, t.TempDir())
 	require.NoError(t, err)
 	const ns, name = "cluster-rd", "app"
 	result := fullpath.Run(t, fullpath.Config{

@@ -19,10 +19,10 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/github/fake"
-	"github.com/arcflow/arcflow/internal/simworld"
-	"github.com/arcflow/arcflow/internal/teststack"
 	"github.com/arcflow/arcflow/sim"
+	"github.com/arcflow/arcflow/sim/fakegithub"
+	"github.com/arcflow/arcflow/sim/localstack"
+	"github.com/arcflow/arcflow/sim/world"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -38,33 +38,33 @@ func TestAllInOneProcessScalesFromASignedDelivery(t *testing.T) {
 	createNamespace(t, ctx, ns)
 	kube, err := stack.Kube()
 	require.NoError(t, err)
-	gh, err := fake.New(fake.Options{})
+	gh, err := fakegithub.New(fakegithub.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = gh.Close() })
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	simCtx, stopSim := context.WithCancel(context.Background())
 	t.Cleanup(stopSim)
 	runners := &sim.Runners{Kube: kube, GitHub: gh, Namespace: ns, Log: log, RegisterDelay: 100 * time.Millisecond,
-		JobDuration: func(fake.JobInfo) time.Duration { return time.Second }}
+		JobDuration: func(fakegithub.JobInfo) time.Duration { return time.Second }}
 	go func() { _ = runners.Run(simCtx) }()
 
-	ports, err := teststack.FreePorts(2)
+	ports, err := localstack.FreePorts(2)
 	require.NoError(t, err)
 	webhookURL := fmt.Sprintf("http://127.0.0.1:%d/webhook", ports[0])
 	metricsURL := fmt.Sprintf("http://127.0.0.1:%d/metrics", ports[1])
 	all := startProcess(t, []string{
 		"KUBECONFIG=" + stack.Kubeconfig, "TEMPORAL_ADDRESS=" + stack.TemporalAddress,
 		"GITHUB_TOKEN=ghp_e2e", "GITHUB_URL=" + gh.URL, "POD_NAMESPACE=" + ns,
-		"GITHUB_WEBHOOK_SECRET_TOKEN=" + simworld.WebhookSecret, "ARCFLOW_LEASE_DURATION=3s",
+		"GITHUB_WEBHOOK_SECRET_TOKEN=" + world.WebhookSecret, "ARCFLOW_LEASE_DURATION=3s",
 	}, "all", "--enable-leader-election", "--log-level=warn", "--watch-namespace="+ns,
 		fmt.Sprintf("--webhook-addr=127.0.0.1:%d", ports[0]), fmt.Sprintf("--metrics-addr=127.0.0.1:%d", ports[1]))
 	// The webhook part listens once its HRA index is filled; a Deployment's
 	// readiness probe waits for this too.
 	require.Eventually(t, func() bool { return get200(ctx, strings.TrimSuffix(webhookURL, "/webhook")+"/healthz") },
 		60*time.Second, 100*time.Millisecond, "the webhook part serves")
-	sender := &sim.Sender{URL: webhookURL, Secret: []byte(simworld.WebhookSecret), Log: log}
+	sender := &sim.Sender{URL: webhookURL, Secret: []byte(world.WebhookSecret), Log: log}
 	sender.Start(simCtx)
-	gh.OnJobEvent(func(e fake.JobEvent) {
+	gh.OnJobEvent(func(e fakegithub.JobEvent) {
 		runners.Notice(e)
 		sender.Send(e)
 	})
@@ -79,7 +79,7 @@ func TestAllInOneProcessScalesFromASignedDelivery(t *testing.T) {
 	require.NoError(t, err)
 	defer tc.Close()
 	pool := contract.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, "app")
-	require.Eventually(t, func() bool { return len(podNames(t, ns)) == 0 && simworld.PoolAtZero(ctx, tc, pool) },
+	require.Eventually(t, func() bool { return len(podNames(t, ns)) == 0 && world.PoolAtZero(ctx, tc, pool) },
 		60*time.Second, 200*time.Millisecond, "the pool settles at minReplicas 0")
 	t.Cleanup(func() {
 		_, _ = stack.Kubectl(context.Background(), "delete", "-n", ns, "hra,rdeploy", "--all", "--wait=false")

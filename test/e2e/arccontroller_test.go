@@ -15,7 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim/world"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -90,11 +90,11 @@ func TestArcflowActsOnlyOnceARCsControllerStops(t *testing.T) {
 	defer cancel()
 	stopRenewing := heldARCLease(t, ctx, arcNS, leaseName)
 	renewing := time.Now()
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, Seed: 1,
 		Env: []string{"ARCFLOW_ARC_CONTROLLER_LEASE=" + arcNS + "/" + leaseName},
 	})
-	hra := strings.Replace(simworld.WebhookHRA("app", v1alpha1.KindRunnerDeployment, 3, 30), "minReplicas: 0", "minReplicas: 1", 1)
+	hra := strings.Replace(world.WebhookHRA("app", v1alpha1.KindRunnerDeployment, 3, 30), "minReplicas: 0", "minReplicas: 1", 1)
 	require.NoError(t, w.Apply(ctx, `apiVersion: actions.summerwind.dev/v1alpha1
 kind: RunnerDeployment
 metadata:

@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/arcflow/arcflow/internal/teststack"
+	"github.com/arcflow/arcflow/sim/localstack"
 )
 
 // chromiumFlags keep headless Chromium off the network it cannot reach here.
@@ -24,7 +24,7 @@ var chromiumFlags = []string{
 // chromium runs Debian's chromium (make tools links it) on a page and returns its
 // output. --virtual-time-budget lets the Web UI's scripts fetch and render first.
 func chromium(t *testing.T, ctx context.Context, page string, args ...string) string {
-	tools, err := teststack.ToolsDir()
+	tools, err := localstack.ToolsDir()
 	require.NoError(t, err)
 	all := append(append(append([]string{}, chromiumFlags...), "--user-data-dir="+t.TempDir(), "--virtual-time-budget=15000"), args...)
 	cmd := exec.CommandContext(ctx, filepath.Join(tools, "chromium"), append(all, page)...)

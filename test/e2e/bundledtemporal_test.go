@@ -23,9 +23,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/internal/image"
-	"github.com/arcflow/arcflow/internal/teststack"
 	"github.com/arcflow/arcflow/sim"
+	"github.com/arcflow/arcflow/sim/localstack"
+	"github.com/arcflow/arcflow/tools/image"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -63,7 +63,7 @@ func TestHelmInstallRunsTheBundledTemporal(t *testing.T) {
 	server.start(t, ctx)
 	requireArcflowSearchAttributes(t, ctx, server)
 
-	ports, err := teststack.FreePorts(2)
+	ports, err := localstack.FreePorts(2)
 	require.NoError(t, err)
 	worker := bundledHostRun(t, ctx, kube, system, release+"-worker", "worker", "--metrics-addr", fmt.Sprintf("127.0.0.1:%d", ports[0]), server)
 	webhook := bundledHostRun(t, ctx, kube, system, release+"-webhook", "webhook", "--webhook-addr", fmt.Sprintf("127.0.0.1:%d", ports[1]), server)
@@ -169,7 +169,7 @@ func bundledTemporal(t *testing.T, ctx context.Context, kube kubernetes.Interfac
 			}
 		}
 	}
-	ports, err := teststack.FreePorts(2)
+	ports, err := localstack.FreePorts(2)
 	require.NoError(t, err)
 	portOf := map[string]int{}
 	for i, flag := range []string{"--port", "--ui-port"} {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 // arcflowCLI runs an arcflow command against the stack's Temporal, as a user would.
@@ -25,7 +25,7 @@ func TestCLIScaleStatusAndSetup(t *testing.T) {
 	const ns = "cli"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	w := startSimWorld(t, ctx, simworld.Config{Namespace: ns, RegisterDelay: 100 * time.Millisecond})
+	w := startSimWorld(t, ctx, world.Config{Namespace: ns, RegisterDelay: 100 * time.Millisecond})
 	require.NoError(t, w.Apply(ctx, fullPathRunnerDeployment))
 
 	out, err := arcflowCLI(t, "setup")

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 // orgPool is an organization RunnerDeployment that acts with the credentials
@@ -66,7 +66,7 @@ func TestEachPoolActsWithItsOwnGitHubCredentials(t *testing.T) {
 	const ns = "credentials"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"org-a", "org-b"}, RegisterDelay: 200 * time.Millisecond, JobDuration: time.Second, Seed: 1,
 	})
 	// The worker's own token (GITHUB_TOKEN) works for neither organization.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/arcflow/arcflow/internal/teststack"
+	"github.com/arcflow/arcflow/sim/localstack"
 )
 
 // The kustomize base applies cleanly to the real API server: every object passes
@@ -38,7 +38,7 @@ func TestKustomizeBaseAppliesToTheAPIServer(t *testing.T) {
 // make tools), and what it renders applies cleanly to the real API server.
 func TestHelmChartRendersAndApplies(t *testing.T) {
 	ctx := testContext(t)
-	tools, err := teststack.ToolsDir()
+	tools, err := localstack.ToolsDir()
 	require.NoError(t, err)
 	helm := filepath.Join(tools, "helm")
 	chart := filepath.Join(repoRoot(t), "deploy", "helm", "arcflow")

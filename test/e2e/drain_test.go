@@ -14,8 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/internal/simworld"
-	"github.com/arcflow/arcflow/test/fullpath"
+	"github.com/arcflow/arcflow/sim/fullpath"
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 // outputLine is a line a command printed, and when.
@@ -90,10 +90,10 @@ func TestDrainLetsBusyRunnersFinishAndLeavesNothing(t *testing.T) {
 	const ns = "drain"
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: 20 * time.Second, Seed: 1,
 	})
-	require.NoError(t, w.Apply(ctx, simworld.WithIdleRunners(fullpath.RunnerDeployment, "app", 1)))
+	require.NoError(t, w.Apply(ctx, world.WithIdleRunners(fullpath.RunnerDeployment, "app", 1)))
 	require.Eventually(t, func() bool { return w.IdleRunners() == 1 && w.Runners.LivePods() == 1 }, 60*time.Second, 100*time.Millisecond,
 		"one idle runner before any job")
 	for _, name := range []string{"build-1", "build-2"} {

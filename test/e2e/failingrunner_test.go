@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 // A runner whose pod fails at start frees its slot and is replaced with a
@@ -18,12 +18,12 @@ func TestARunnerThatCrashesAtStartIsReplacedWithBackoff(t *testing.T) {
 	const ns = "crashing"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, Seed: 1,
 	})
 
 	start := time.Now()
-	require.NoError(t, w.Apply(ctx, simworld.CrashingRunners("broken", "octo-org/app", true)))
+	require.NoError(t, w.Apply(ctx, world.CrashingRunners("broken", "octo-org/app", true)))
 	require.Eventually(t, func() bool { return len(w.Runners.PodTimes()) >= 1 }, 30*time.Second, 100*time.Millisecond, "a first pod")
 	// Over 35 s a tight loop would make dozens of pods; the backoff makes the
 	// first, one 10 s after its failure and one 20 s after the next.
@@ -35,7 +35,7 @@ func TestARunnerThatCrashesAtStartIsReplacedWithBackoff(t *testing.T) {
 	requireRunnersFailing(t, ctx, w, "broken", "PodFailed", "pod-failed")
 
 	fixed := time.Now()
-	require.NoError(t, w.Apply(ctx, simworld.CrashingRunners("broken", "octo-org/app", false)))
+	require.NoError(t, w.Apply(ctx, world.CrashingRunners("broken", "octo-org/app", false)))
 	require.Eventually(t, func() bool { return w.IdleRunners() == 1 }, 60*time.Second, 100*time.Millisecond,
 		"the fixed template's runner registers")
 	// The backoff after the third failure is 40 s; one step, plus the pod's start.
@@ -46,7 +46,7 @@ func TestARunnerThatCrashesAtStartIsReplacedWithBackoff(t *testing.T) {
 }
 
 // runnersFailingField reads a field of a RunnerDeployment's RunnersFailing condition.
-func runnersFailingField(ctx context.Context, w *simworld.World, rd, field string) string {
+func runnersFailingField(ctx context.Context, w *world.World, rd, field string) string {
 	out, _ := stack.Kubectl(ctx, "get", "-n", w.Namespace(), "rdeploy", rd, "-o",
 		`jsonpath={.status.conditions[?(@.type=="RunnersFailing")].`+field+`}`)
 	return out
@@ -55,7 +55,7 @@ func runnersFailingField(ctx context.Context, w *simworld.World, rd, field strin
 // requireRunnersFailing waits for a RunnerDeployment's RunnersFailing condition
 // with the reason, and checks that it came with one event, not one per runner,
 // and that arcflow_runner_failures_total counts the failures under metricReason.
-func requireRunnersFailing(t *testing.T, ctx context.Context, w *simworld.World, rd, reason, metricReason string) {
+func requireRunnersFailing(t *testing.T, ctx context.Context, w *world.World, rd, reason, metricReason string) {
 	t.Helper()
 	require.Eventually(t, func() bool { return runnersFailingField(ctx, w, rd, "status") == "True" }, 10*time.Second, 100*time.Millisecond,
 		"the RunnersFailing condition")
@@ -69,7 +69,7 @@ func requireRunnersFailing(t *testing.T, ctx context.Context, w *simworld.World,
 }
 
 // requireRunnersRecovered waits for RunnersFailing=False.
-func requireRunnersRecovered(t *testing.T, ctx context.Context, w *simworld.World, rd string) {
+func requireRunnersRecovered(t *testing.T, ctx context.Context, w *world.World, rd string) {
 	t.Helper()
 	require.Eventually(t, func() bool { return runnersFailingField(ctx, w, rd, "status") == "False" }, 10*time.Second, 100*time.Millisecond,
 		"RunnersFailing=False once a runner registered")

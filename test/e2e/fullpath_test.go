@@ -3,8 +3,8 @@ package e2e
 import (
 	"testing"
 
-	"github.com/arcflow/arcflow/internal/simworld"
-	"github.com/arcflow/arcflow/test/fullpath"
+	"github.com/arcflow/arcflow/sim/fullpath"
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 // The whole path on the dev server; test/cluster runs it on a Temporal cluster.
@@ -26,4 +26,4 @@ func runFullPath(t *testing.T, ns, manifest, name string) {
 	})
 }
 
-func runnerPods(t *testing.T, w *simworld.World) []string { return fullpath.RunnerPods(t, w) }
+func runnerPods(t *testing.T, w *world.World) []string { return fullpath.RunnerPods(t, w) }

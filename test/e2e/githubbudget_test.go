@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 // deferredCalls sums arcflow_github_deferred_calls_total in a metrics page.
@@ -37,7 +37,7 @@ func TestScalingGoesOnWithinASmallRateLimit(t *testing.T) {
 	const ns = "github-budget"
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"budget-org"}, RegisterDelay: time.Second, JobDuration: 3 * time.Second, Seed: 28,
 		Env: []string{"ARCFLOW_RECONCILE_PERIOD=5s", "ARCFLOW_GITHUB_RUNNER_LIST_INTERVAL=1s"},
 	})
@@ -52,7 +52,7 @@ spec:
       repository: budget-org/app
       labels: [linux, budget]
 ---
-` + simworld.WebhookHRA("budget", v1alpha1.KindRunnerDeployment, 5, 5)
+` + world.WebhookHRA("budget", v1alpha1.KindRunnerDeployment, 5, 5)
 	require.NoError(t, w.Apply(ctx, manifest))
 	require.Eventually(t, func() bool {
 		out, _ := stack.Kubectl(ctx, "get", "-n", ns, "hra", "budget", "-o", "jsonpath={.status.desiredReplicas}")

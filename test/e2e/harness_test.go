@@ -14,21 +14,21 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/github"
-	"github.com/arcflow/arcflow/github/fake"
 	"github.com/arcflow/arcflow/sim"
+	"github.com/arcflow/arcflow/sim/fakegithub"
 	"github.com/arcflow/arcflow/worker"
 )
 
-// world is arcflow running on the real stack: a Temporal worker with the real
+// arcflowWorld is arcflow running on the real stack: a Temporal worker with the real
 // activities, the pod watcher, a fake GitHub and simulated runners registering in it.
-type world struct {
+type arcflowWorld struct {
 	kube     kubernetes.Interface
 	temporal client.Client
-	github   *fake.Server
+	github   *fakegithub.Server
 	client   *github.Client
 }
 
-func startWorld(t *testing.T, namespace string) *world {
+func startWorld(t *testing.T, namespace string) *arcflowWorld {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -37,7 +37,7 @@ func startWorld(t *testing.T, namespace string) *world {
 
 	kube, err := stack.Kube()
 	require.NoError(t, err)
-	gh, err := fake.New(fake.Options{})
+	gh, err := fakegithub.New(fakegithub.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = gh.Close() })
 	ghClient, err := github.New(github.Config{Token: "ghp_e2e", URL: gh.URL}, github.Options{})
@@ -58,5 +58,5 @@ func startWorld(t *testing.T, namespace string) *world {
 	go func() { _ = watcher.Run(ctx, 2) }()
 	registrar := &sim.Runners{Kube: kube, GitHub: gh, Namespace: namespace, Log: log, ManualJobs: true, RegisterDelay: time.Millisecond}
 	go func() { _ = registrar.Run(ctx) }()
-	return &world{kube: kube, temporal: tc, github: gh, client: ghClient}
+	return &arcflowWorld{kube: kube, temporal: tc, github: gh, client: ghClient}
 }

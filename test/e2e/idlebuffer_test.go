@@ -8,13 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/internal/simworld"
-	"github.com/arcflow/arcflow/test/fullpath"
+	"github.com/arcflow/arcflow/sim/fullpath"
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 // idleBufferManifest is the full-path RunnerDeployment and HRA with an idle
 // buffer of two runners.
-var idleBufferManifest = simworld.WithIdleRunners(fullpath.RunnerDeployment, "app", 2)
+var idleBufferManifest = world.WithIdleRunners(fullpath.RunnerDeployment, "app", 2)
 
 // An HRA with an idle buffer keeps two registered runners at rest; a job starts
 // on one of them without waiting for a pod, and the buffer is refilled.
@@ -22,7 +22,7 @@ func TestAnIdleBufferStartsTheNextJobOnARegisteredRunner(t *testing.T) {
 	const ns = "idle-buffer"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: time.Second, Seed: 1,
 	})
 	require.Contains(t, idleBufferManifest, v1alpha1.IdleRunnersAnnotation)

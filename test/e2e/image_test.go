@@ -23,8 +23,8 @@ import (
 	"go.temporal.io/sdk/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/arcflow/arcflow/internal/image"
-	"github.com/arcflow/arcflow/internal/teststack"
+	"github.com/arcflow/arcflow/sim/localstack"
+	"github.com/arcflow/arcflow/tools/image"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -34,7 +34,7 @@ import (
 const maxImageSize = 40_000_000
 
 // TestImageRunsTheWorkerOnTheStack builds the image as make image does, for this
-// machine's platform only (make image adds linux/arm64; internal/image's tests
+// machine's platform only (make image adds linux/arm64; tools/image's tests
 // check the two-platform index), then runs what ships: the binary unpacked from
 // the image's layers, with the image's CA bundle, as `arcflow worker` against
 // the local stack.
@@ -119,7 +119,7 @@ func runImageWorker(t *testing.T, ctx context.Context, rootfs string) {
 	binary, bundle := filepath.Join(rootfs, image.BinaryPath), filepath.Join(rootfs, image.CABundlePath)
 	ns := "image"
 	createNamespace(t, ctx, ns)
-	ports, err := teststack.FreePorts(1)
+	ports, err := localstack.FreePorts(1)
 	require.NoError(t, err)
 	metrics := fmt.Sprintf("127.0.0.1:%d", ports[0])
 	leaseID := "arcflow-image-test"

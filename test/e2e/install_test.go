@@ -18,9 +18,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/github/fake"
-	"github.com/arcflow/arcflow/internal/teststack"
 	"github.com/arcflow/arcflow/sim"
+	"github.com/arcflow/arcflow/sim/fakegithub"
+	"github.com/arcflow/arcflow/sim/localstack"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -127,7 +127,7 @@ patches:%s%s
 // runHelm runs the helm of make tools against the stack and returns its output.
 func runHelm(t *testing.T, ctx context.Context, args ...string) string {
 	t.Helper()
-	tools, err := teststack.ToolsDir()
+	tools, err := localstack.ToolsDir()
 	require.NoError(t, err)
 	cmd := exec.CommandContext(ctx, filepath.Join(tools, "helm"), append(args, "--kubeconfig", stack.Kubeconfig)...)
 	out, err := cmd.CombinedOutput()
@@ -144,8 +144,8 @@ func installContext(t *testing.T) context.Context {
 	return ctx
 }
 
-func startFakeGitHub(t *testing.T) *fake.Server {
-	gh, err := fake.New(fake.Options{})
+func startFakeGitHub(t *testing.T) *fakegithub.Server {
+	gh, err := fakegithub.New(fakegithub.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = gh.Close() })
 	return gh
@@ -155,14 +155,14 @@ func startFakeGitHub(t *testing.T) *fake.Server {
 // from the unpacked image, applies an HRA and a RunnerDeployment in runners, and
 // follows one signed queued delivery to a registered runner; at the end it
 // deletes them and waits for the drain, still under the installed RBAC.
-func runInstalled(t *testing.T, ctx context.Context, img *unpackedImage, gh *fake.Server, system, workerName, webhookName, runners string) {
+func runInstalled(t *testing.T, ctx context.Context, img *unpackedImage, gh *fakegithub.Server, system, workerName, webhookName, runners string) {
 	// The installed worker polls the shared task queue: an earlier test's
 	// workflow left running would act under this RBAC, which may not reach it.
 	endLeftoverWorkflows(t, ctx)
 	kube, err := stack.Kube()
 	require.NoError(t, err)
 	_, _ = stack.Kubectl(ctx, "create", "namespace", runners) // the Helm test made it before its install
-	ports, err := teststack.FreePorts(2)
+	ports, err := localstack.FreePorts(2)
 	require.NoError(t, err)
 
 	worker := hostRun(t, ctx, kube, system, workerName, "worker", "--metrics-addr", fmt.Sprintf("127.0.0.1:%d", ports[0]))
@@ -267,7 +267,7 @@ func hostRun(t *testing.T, ctx context.Context, kube kubernetes.Interface, ns, d
 // drainInstalled deletes the test's pools while the installed worker still runs,
 // waits until their runners are unregistered and their pods gone, and checks that
 // the API server never refused the processes.
-func drainInstalled(t *testing.T, kube kubernetes.Interface, ns string, gh *fake.Server, procs ...*hostProcess) {
+func drainInstalled(t *testing.T, kube kubernetes.Interface, ns string, gh *fakegithub.Server, procs ...*hostProcess) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	out, err := stack.Kubectl(ctx, "delete", "-n", ns, "hra,rdeploy", "--all")

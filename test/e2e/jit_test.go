@@ -11,12 +11,12 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/internal/simworld"
-	"github.com/arcflow/arcflow/test/fullpath"
+	"github.com/arcflow/arcflow/sim/fullpath"
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 // jitManifest is the full-path RunnerDeployment and HRA with JIT runners.
-var jitManifest = simworld.WithJITConfig(fullpath.RunnerDeployment, "app")
+var jitManifest = world.WithJITConfig(fullpath.RunnerDeployment, "app")
 
 // JIT runners are registered by generate-jitconfig when they are created and
 // start from the configuration in their Secret: no registration token, no
@@ -26,7 +26,7 @@ func TestJITRunnersRegisterInOneCallAndRunTheJobs(t *testing.T) {
 	const ns = "jit"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: time.Second, Seed: 1,
 	})
 	require.Contains(t, jitManifest, v1alpha1.JITConfigAnnotation)

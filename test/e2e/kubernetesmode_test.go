@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 const kubernetesModeManifest = `apiVersion: actions.summerwind.dev/v1alpha1
@@ -42,11 +42,11 @@ func TestKubernetesContainerMode(t *testing.T) {
 	const ns = "kubernetes-mode"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: 2 * time.Second, Seed: 1,
 	})
 	// No provisioner runs here: offer volumes of the template's class for the work claims.
-	removeVolumes, err := simworld.OfferVolumes(ctx, w.Kube, "e2e-work", 3)
+	removeVolumes, err := world.OfferVolumes(ctx, w.Kube, "e2e-work", 3)
 	t.Cleanup(func() { _ = removeVolumes() })
 	require.NoError(t, err)
 	t.Cleanup(func() {

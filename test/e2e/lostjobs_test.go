@@ -16,9 +16,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/github/fake"
-	"github.com/arcflow/arcflow/internal/simworld"
 	"github.com/arcflow/arcflow/sim"
+	"github.com/arcflow/arcflow/sim/fakegithub"
+	"github.com/arcflow/arcflow/sim/world"
 	"github.com/arcflow/arcflow/workflows"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
@@ -82,9 +82,9 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 	}
 	cordon(t, ctx, kube, "lost-b", true)
 	cordon(t, ctx, kube, "lost-c", true)
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, Seed: 36,
-		JobDurations: func(j fake.JobInfo) time.Duration {
+		JobDurations: func(j fakegithub.JobInfo) time.Duration {
 			switch {
 			case j.Name == "fails":
 				return 2 * time.Second
@@ -93,7 +93,7 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 			}
 			return 60 * time.Second
 		},
-		JobConclusion: func(j fake.JobInfo) string {
+		JobConclusion: func(j fakegithub.JobInfo) string {
 			if j.Name == "fails" {
 				return "failure"
 			}
@@ -109,7 +109,7 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 	require.NoError(t, w.Apply(ctx, lostJobsPool))
 
 	// Three jobs on lost-a, each its own run.
-	var onA []fake.JobInfo
+	var onA []fakegithub.JobInfo
 	for i := range 3 {
 		onA = append(onA, w.GitHub.QueueJob("octo-org/app", fmt.Sprintf("a-%d", i), buildLabels))
 	}
@@ -119,7 +119,7 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 	cordon(t, ctx, kube, "lost-b", false)
 	sibling, err := w.GitHub.QueueJobInRun(onA[0].RunID, "b-0", buildLabels)
 	require.NoError(t, err)
-	onB := []fake.JobInfo{sibling}
+	onB := []fakegithub.JobInfo{sibling}
 	for i := 1; i < 3; i++ {
 		onB = append(onB, w.GitHub.QueueJob("octo-org/app", fmt.Sprintf("b-%d", i), buildLabels))
 	}
@@ -149,16 +149,16 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 	}, 90*time.Second, 200*time.Millisecond, "a-0's re-run waits for its run")
 	require.NoError(t, w.Worker.Restart())
 
-	rerunOf := func(job fake.JobInfo) (fake.JobInfo, bool) {
+	rerunOf := func(job fakegithub.JobInfo) (fakegithub.JobInfo, bool) {
 		for _, j := range w.GitHub.Jobs() {
 			if j.RunID == job.RunID && j.Name == job.Name && j.RunAttempt > job.RunAttempt {
 				return j, true
 			}
 		}
-		return fake.JobInfo{}, false
+		return fakegithub.JobInfo{}, false
 	}
 	// a-1's re-run is lost as well: its runner OOM-killed once it runs.
-	var a1 fake.JobInfo
+	var a1 fakegithub.JobInfo
 	require.Eventually(t, func() bool {
 		j, ok := rerunOf(onA[1])
 		a1 = j
@@ -249,15 +249,15 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 		mustRerun(rerunOf(onA[0])).StartedAt.Sub(lostAt).Round(10*time.Millisecond), perRerun, calls)
 }
 
-func mustRerun(j fake.JobInfo, _ bool) fake.JobInfo { return j }
+func mustRerun(j fakegithub.JobInfo, _ bool) fakegithub.JobInfo { return j }
 
-func jobByID(w *simworld.World, id int64) (fake.JobInfo, bool) {
+func jobByID(w *world.World, id int64) (fakegithub.JobInfo, bool) {
 	for _, j := range w.GitHub.Jobs() {
 		if j.ID == id {
 			return j, true
 		}
 	}
-	return fake.JobInfo{}, false
+	return fakegithub.JobInfo{}, false
 }
 
 func cordon(t *testing.T, ctx context.Context, kube kubernetes.Interface, node string, on bool) {

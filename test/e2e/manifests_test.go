@@ -14,14 +14,14 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/internal/teststack"
+	"github.com/arcflow/arcflow/sim/localstack"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
-var stack *teststack.Stack
+var stack *localstack.Stack
 
 func TestMain(m *testing.M) {
-	os.Exit(teststack.Run(m, teststack.Options{
+	os.Exit(localstack.Run(m, localstack.Options{
 		Kubernetes: true, Temporal: true, TemporalUI: true, SearchAttributes: contract.SearchAttributeTypes(),
 	}, &stack))
 }

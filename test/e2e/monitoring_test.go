@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arcflow/arcflow/deploy/monitoring"
-	"github.com/arcflow/arcflow/internal/simworld"
-	"github.com/arcflow/arcflow/test/fullpath"
+	"github.com/arcflow/arcflow/sim/fullpath"
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 // Every metric that the alert rules (deploy/monitoring/arcflow-alerts.yaml) and
@@ -26,11 +26,11 @@ func TestAlertsAndDashboardQueryExportedMetrics(t *testing.T) {
 	const ns = "monitoring"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: time.Second, Seed: 1,
 	})
 	require.NoError(t, w.Apply(ctx, fullpath.RunnerDeployment))
-	require.NoError(t, w.Apply(ctx, simworld.CrashingRunners("broken", "octo-org/app", true)))
+	require.NoError(t, w.Apply(ctx, world.CrashingRunners("broken", "octo-org/app", true)))
 	require.NoError(t, w.Apply(ctx, idleRunnerSet)) // for runnerset_spec_replicas
 	t.Cleanup(func() {                              // before the world stops: its worker ends the pool
 		_, _ = stack.Kubectl(context.Background(), "delete", "-n", ns, "runnerset", "idle", "--wait=false")

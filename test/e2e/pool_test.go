@@ -20,9 +20,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/github/fake"
-	"github.com/arcflow/arcflow/internal/teststack"
 	"github.com/arcflow/arcflow/sim"
+	"github.com/arcflow/arcflow/sim/fakegithub"
+	"github.com/arcflow/arcflow/sim/kubelet"
 )
 
 // poolWorld is arcflow as a user runs it: `arcflow worker` as a process, a fake
@@ -32,7 +32,7 @@ type poolWorld struct {
 	ctx    context.Context
 	ns     string
 	kube   kubernetes.Interface
-	github *fake.Server
+	github *fakegithub.Server
 	worker *workerProcess
 	dir    string
 }
@@ -43,7 +43,7 @@ func startPoolWorld(t *testing.T, ns string) *poolWorld {
 	createNamespace(t, ctx, ns)
 	kube, err := stack.Kube()
 	require.NoError(t, err)
-	gh, err := fake.New(fake.Options{})
+	gh, err := fakegithub.New(fakegithub.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = gh.Close() })
 
@@ -246,7 +246,7 @@ func TestRollingUpdateLetsABusyRunnerFinishItsJob(t *testing.T) {
 	// The job ends; the ephemeral runner exits by itself.
 	_, err = w.github.CompleteJob(job.ID, "success")
 	require.NoError(t, err)
-	require.NoError(t, teststack.EndPod(w.ctx, w.kube, w.ns, busy, corev1.PodSucceeded))
+	require.NoError(t, kubelet.EndPod(w.ctx, w.kube, w.ns, busy, corev1.PodSucceeded))
 	w.eventually("all runners are new", func() bool {
 		pods := w.pods("app")
 		return w.converged("app", 2, "") && pods[0].Labels[activities.LabelTemplateHash] != oldHash && pods[1].Labels[activities.LabelTemplateHash] != oldHash

@@ -16,8 +16,8 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/internal/simworld"
-	"github.com/arcflow/arcflow/test/fullpath"
+	"github.com/arcflow/arcflow/sim/fullpath"
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 // poolDeleteJobs is how many jobs run when the pool goes.
@@ -28,15 +28,15 @@ const poolDeleteJobs = 4
 // the idle one.
 // arcflow's processes run in their own namespace, as installed (their
 // leader-election Lease is there), not in the runners'.
-func busyPool(t *testing.T, ctx context.Context, ns string, jobs time.Duration) *simworld.World {
+func busyPool(t *testing.T, ctx context.Context, ns string, jobs time.Duration) *world.World {
 	system := ns + "-arcflow-system"
 	createNamespace(t, ctx, system)
 	t.Cleanup(func() { _, _ = stack.Kubectl(context.Background(), "delete", "namespace", system, "--wait=false") })
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: jobs, Seed: 5,
 		Env: []string{"POD_NAMESPACE=" + system},
 	})
-	manifest := strings.Replace(simworld.WithIdleRunners(fullpath.RunnerDeployment, "app", 1), "maxReplicas: 4", "maxReplicas: 5", 1)
+	manifest := strings.Replace(world.WithIdleRunners(fullpath.RunnerDeployment, "app", 1), "maxReplicas: 4", "maxReplicas: 5", 1)
 	require.NoError(t, w.Apply(ctx, manifest))
 	require.Eventually(t, func() bool { return w.IdleRunners() == 1 }, 60*time.Second, 100*time.Millisecond, "one idle runner")
 	for i := range poolDeleteJobs {
@@ -56,7 +56,7 @@ func busyPool(t *testing.T, ctx context.Context, ns string, jobs time.Duration) 
 
 // poolDeleted checks the end of a deletion: every job ran to success on the
 // runner it started on, no runner is registered, no runner pod is left.
-func poolDeleted(t *testing.T, ctx context.Context, w *simworld.World, ns string, deleted time.Time) {
+func poolDeleted(t *testing.T, ctx context.Context, w *world.World, ns string, deleted time.Time) {
 	require.Eventually(t, func() bool {
 		for _, j := range w.GitHub.Jobs() {
 			if j.Status != "completed" {

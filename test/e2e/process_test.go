@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim/world"
 	"github.com/stretchr/testify/require"
 )
 
@@ -28,7 +28,7 @@ func arcflowBinary(t *testing.T) string {
 			errBuilding = err
 			return
 		}
-		arcflowBin, errBuilding = simworld.BuildArcflow(context.Background(), repoRoot(t), dir)
+		arcflowBin, errBuilding = world.BuildArcflow(context.Background(), repoRoot(t), dir)
 	})
 	require.NoError(t, errBuilding)
 	return arcflowBin

@@ -15,8 +15,8 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/github/fake"
 	"github.com/arcflow/arcflow/sim"
+	"github.com/arcflow/arcflow/sim/fakegithub"
 )
 
 // The kustomize base's RBAC is enough, and no more is needed: the worker runs
@@ -42,7 +42,7 @@ func TestWorkerRunsWithTheBaseRBACAlone(t *testing.T) {
 	kc.CurrentContext = "arcflow"
 	require.NoError(t, clientcmd.WriteToFile(*kc, kubeconfig))
 
-	gh, err := fake.New(fake.Options{})
+	gh, err := fakegithub.New(fakegithub.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = gh.Close() })
 	kube, err := stack.Kube()

@@ -14,8 +14,8 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/internal/simworld"
-	"github.com/arcflow/arcflow/test/fullpath"
+	"github.com/arcflow/arcflow/sim/fullpath"
+	"github.com/arcflow/arcflow/sim/world"
 	"github.com/arcflow/arcflow/workflows"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
@@ -37,7 +37,7 @@ func TestARollingUpdateOfBusyRunnersStaysWithinItsSurge(t *testing.T) {
 	const ns, jobs = "rolling-update", 10
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond,
 		JobDuration: 15 * time.Second, ExitDelay: 4 * time.Second, Seed: 1,
 	})
@@ -55,7 +55,7 @@ func TestARollingUpdateOfBusyRunnersStaysWithinItsSurge(t *testing.T) {
 	require.Contains(t, rollingUpdateManifest, "maxReplicas: 20")
 	require.Contains(t, rollingUpdateManifest, "scaleDownDelaySecondsAfterScaleOut: 120")
 	require.NoError(t, w.Apply(ctx, rollingUpdateManifest))
-	require.Eventually(t, func() bool { return simworld.PoolAtZero(ctx, tc, pool) }, 60*time.Second, 100*time.Millisecond,
+	require.Eventually(t, func() bool { return world.PoolAtZero(ctx, tc, pool) }, 60*time.Second, 100*time.Millisecond,
 		"the pool settles at minReplicas 0")
 
 	queue := func(wave string) {
@@ -74,7 +74,7 @@ func TestARollingUpdateOfBusyRunnersStaysWithinItsSurge(t *testing.T) {
 	}
 	queue("first")
 	require.Eventually(t, func() bool { return count("in_progress") == jobs }, 60*time.Second, 20*time.Millisecond, "every job runs")
-	peak := simworld.TrackPeak(ctx, 20*time.Millisecond, w.Runners.LivePods)
+	peak := world.TrackPeak(ctx, 20*time.Millisecond, w.Runners.LivePods)
 	out, err := stack.Kubectl(ctx, "patch", "-n", ns, "rdeploy", "app", "--type=merge",
 		"-p", `{"spec":{"template":{"spec":{"env":[{"name":"ROLLOUT","value":"2"}]}}}}`)
 	require.NoError(t, err, out)

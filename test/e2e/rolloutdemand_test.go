@@ -14,9 +14,9 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/github/fake"
-	"github.com/arcflow/arcflow/internal/simworld"
-	"github.com/arcflow/arcflow/test/fullpath"
+	"github.com/arcflow/arcflow/sim/fakegithub"
+	"github.com/arcflow/arcflow/sim/fullpath"
+	"github.com/arcflow/arcflow/sim/world"
 	"github.com/arcflow/arcflow/workflows"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
@@ -39,9 +39,9 @@ func TestARolloutWhileTheCountIsHeldCreatesNoPodNobodyNeeds(t *testing.T) {
 	const ns, burst, jobs = "rollout-demand", 40, 10
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, Seed: 37,
-		JobDurations: func(j fake.JobInfo) time.Duration {
+		JobDurations: func(j fakegithub.JobInfo) time.Duration {
 			if strings.HasPrefix(j.Name, "burst-") {
 				return time.Second
 			}
@@ -53,7 +53,7 @@ func TestARolloutWhileTheCountIsHeldCreatesNoPodNobodyNeeds(t *testing.T) {
 	defer tc.Close()
 	require.NoError(t, w.Apply(ctx, heldCountManifest))
 	pool := contract.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, "app")
-	require.Eventually(t, func() bool { return simworld.PoolAtZero(ctx, tc, pool) }, 60*time.Second, 100*time.Millisecond)
+	require.Eventually(t, func() bool { return world.PoolAtZero(ctx, tc, pool) }, 60*time.Second, 100*time.Millisecond)
 
 	for i := range burst {
 		w.Queue("octo-org/app", fmt.Sprintf("burst-%d", i), buildLabels)
@@ -80,7 +80,7 @@ func TestARolloutWhileTheCountIsHeldCreatesNoPodNobodyNeeds(t *testing.T) {
 	})
 
 	podsBefore := len(w.Runners.PodTimes())
-	peak := simworld.TrackPeak(ctx, 20*time.Millisecond, w.Runners.LivePods)
+	peak := world.TrackPeak(ctx, 20*time.Millisecond, w.Runners.LivePods)
 	out, err := stack.Kubectl(ctx, "patch", "-n", ns, "rdeploy", "app", "--type=merge",
 		"-p", `{"spec":{"template":{"spec":{"env":[{"name":"ROLLOUT","value":"2"}]}}}}`)
 	require.NoError(t, err, out)

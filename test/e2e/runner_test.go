@@ -19,14 +19,14 @@ import (
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/github"
-	"github.com/arcflow/arcflow/internal/teststack"
+	"github.com/arcflow/arcflow/sim/kubelet"
 	"github.com/arcflow/arcflow/workflows"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 const repoScope = "octo/app"
 
-func startRunner(t *testing.T, ctx context.Context, w *world, ns, name string, ephemeral bool) client.WorkflowRun {
+func startRunner(t *testing.T, ctx context.Context, w *arcflowWorld, ns, name string, ephemeral bool) client.WorkflowRun {
 	t.Helper()
 	spec := v1alpha1.RunnerSpec{RunnerConfig: v1alpha1.RunnerConfig{
 		Repository: repoScope, Labels: []string{"linux", "e2e"}, Ephemeral: ptr.To(ephemeral),
@@ -45,7 +45,7 @@ func startRunner(t *testing.T, ctx context.Context, w *world, ns, name string, e
 
 // awaitPhase waits until the runner workflow's state query reports the phase. A
 // query has no push form, so this asks every 100 ms.
-func awaitPhase(t *testing.T, ctx context.Context, w *world, run client.WorkflowRun, phase workflows.RunnerPhase) {
+func awaitPhase(t *testing.T, ctx context.Context, w *arcflowWorld, run client.WorkflowRun, phase workflows.RunnerPhase) {
 	t.Helper()
 	require.Eventually(t, func() bool {
 		v, err := w.temporal.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), contract.QueryState)
@@ -57,7 +57,7 @@ func awaitPhase(t *testing.T, ctx context.Context, w *world, run client.Workflow
 	}, time.Minute, 100*time.Millisecond, "runner never reached %s", phase)
 }
 
-func history(t *testing.T, ctx context.Context, w *world, run client.WorkflowRun) []*historypb.HistoryEvent {
+func history(t *testing.T, ctx context.Context, w *arcflowWorld, run client.WorkflowRun) []*historypb.HistoryEvent {
 	iter := w.temporal.GetWorkflowHistory(ctx, run.GetID(), run.GetRunID(), false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	var events []*historypb.HistoryEvent
 	for iter.HasNext() {
@@ -150,7 +150,7 @@ func TestEphemeralRunnerFinishesItsJobWithoutRemoveRunner(t *testing.T) {
 	require.NoError(t, err)
 	_, err = w.github.CompleteJob(job.ID, "success")
 	require.NoError(t, err)
-	require.NoError(t, teststack.EndPod(ctx, w.kube, "runner-ephemeral", "eph-1", corev1.PodSucceeded))
+	require.NoError(t, kubelet.EndPod(ctx, w.kube, "runner-ephemeral", "eph-1", corev1.PodSucceeded))
 
 	var done workflows.RunnerDone
 	require.NoError(t, run.Get(ctx, &done))
@@ -165,7 +165,7 @@ func TestEphemeralRunnerFinishesItsJobWithoutRemoveRunner(t *testing.T) {
 
 // requireNoTokenIn proves that no registration token the fake GitHub ever issued
 // appears anywhere in a workflow history.
-func requireNoTokenIn(t *testing.T, w *world, events []*historypb.HistoryEvent) {
+func requireNoTokenIn(t *testing.T, w *arcflowWorld, events []*historypb.HistoryEvent) {
 	t.Helper()
 	var all strings.Builder
 	for _, ev := range events {

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 // A RunnerSet's volumes outlive their runner: six jobs one after another at
@@ -21,10 +21,10 @@ func TestRunnerSetVolumesAreReusedByTheNextRunner(t *testing.T) {
 	const ns = "runnerset-volumes"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: time.Second, Seed: 1,
 	})
-	removeVolumes, err := simworld.OfferVolumes(ctx, w.Kube, "e2e-cache", 4)
+	removeVolumes, err := world.OfferVolumes(ctx, w.Kube, "e2e-cache", 4)
 	t.Cleanup(func() { _ = removeVolumes() })
 	require.NoError(t, err)
 	claims := func(ctx context.Context) int {
@@ -34,9 +34,9 @@ func TestRunnerSetVolumesAreReusedByTheNextRunner(t *testing.T) {
 		}
 		return len(list.Items)
 	}
-	stopSampling := simworld.TrackPeak(ctx, 50*time.Millisecond, func() int { return claims(ctx) })
+	stopSampling := world.TrackPeak(ctx, 50*time.Millisecond, func() int { return claims(ctx) })
 	defer stopSampling()
-	require.NoError(t, w.Apply(ctx, simworld.CachedRunnerSet("cached", "octo-org", "e2e-cache", 2)))
+	require.NoError(t, w.Apply(ctx, world.CachedRunnerSet("cached", "octo-org", "e2e-cache", 2)))
 
 	const jobs = 6
 	for i := range jobs {

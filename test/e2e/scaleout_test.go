@@ -16,9 +16,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/internal/simworld"
 	"github.com/arcflow/arcflow/sim"
-	"github.com/arcflow/arcflow/test/fullpath"
+	"github.com/arcflow/arcflow/sim/fullpath"
+	"github.com/arcflow/arcflow/sim/world"
 	"github.com/arcflow/arcflow/worker"
 	"github.com/arcflow/arcflow/workflows"
 	"github.com/arcflow/arcflow/workflows/contract"
@@ -37,7 +37,7 @@ func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
 	const ns, hra = "scaleout", "app"
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	w, err := simworld.Start(ctx, simworld.Config{
+	w, err := world.Start(ctx, world.Config{
 		Stack: stack, RepoRoot: repoRoot(t), Namespace: ns, Dir: t.TempDir(), Binary: arcflowBinary(t),
 		Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: 2 * time.Second, Seed: 13,
 		Workers: 2, Webhooks: 2,
@@ -51,7 +51,7 @@ func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		if t.Failed() {
-			for _, p := range append(append([]*simworld.Process{}, w.Workers...), w.Webhooks...) {
+			for _, p := range append(append([]*world.Process{}, w.Workers...), w.Webhooks...) {
 				data, _ := os.ReadFile(p.LogPath())
 				t.Logf("%s log:\n%s", p.Name, data)
 			}
@@ -75,7 +75,7 @@ func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
 	require.Eventually(t, func() bool {
 		out, err := stack.Kubectl(ctx, "get", "-n", ns, "hra", hra, "-o", "jsonpath={.status.desiredReplicas}")
 		return err == nil && out == "0" && len(runnerPods(t, w)) == 0 &&
-			simworld.PoolAtZero(ctx, tc, contract.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, hra))
+			world.PoolAtZero(ctx, tc, contract.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, hra))
 	}, 60*time.Second, 200*time.Millisecond, "the pool settles at minReplicas 0")
 	leader := requireOneLeader(t, ctx, w)
 
@@ -86,7 +86,7 @@ func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
 	var total uint64
 	ran := make([]uint64, len(w.Workers))
 	for i, url := range w.WorkerMetricsURLs {
-		byType, err := simworld.ActivityExecutions(ctx, url)
+		byType, err := world.ActivityExecutions(ctx, url)
 		require.NoError(t, err)
 		for _, n := range byType {
 			ran[i] += n
@@ -100,7 +100,7 @@ func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
 	t.Logf("activity share: %s %.0f %%, %s %.0f %% of %d", w.Workers[0].Name, 100*float64(ran[0])/float64(total),
 		w.Workers[1].Name, 100*float64(ran[1])/float64(total), total)
 	for i, url := range w.WebhookMetricsURLs {
-		signals, err := simworld.WebhookSignalCounts(ctx, url)
+		signals, err := world.WebhookSignalCounts(ctx, url)
 		require.NoError(t, err)
 		require.NotZero(t, signals.Deliveries, "%s answered no delivery", w.Webhooks[i].Name)
 		t.Logf("%s answered %.0f deliveries with %.0f signals", w.Webhooks[i].Name, signals.Deliveries, signals.Signals)
@@ -186,12 +186,12 @@ func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
 	require.Zero(t, stats.Rejected+stats.Failed, "every delivery accepted")
 }
 
-func queueJobs(t *testing.T, ctx context.Context, w *simworld.World, n int) {
+func queueJobs(t *testing.T, ctx context.Context, w *world.World, n int) {
 	require.NoError(t, sim.Workload{Jobs: n, Repositories: []string{"octo-org/app"}, LabelSets: [][]string{{"self-hosted", "linux", "build"}}}.
 		Run(ctx, w.Queue))
 }
 
-func waitJobsDone(t *testing.T, w *simworld.World, n int, within time.Duration) {
+func waitJobsDone(t *testing.T, w *world.World, n int, within time.Duration) {
 	require.Eventually(t, func() bool {
 		done := 0
 		for _, j := range w.GitHub.Jobs() {
@@ -203,7 +203,7 @@ func waitJobsDone(t *testing.T, w *simworld.World, n int, within time.Duration) 
 	}, within, 100*time.Millisecond, "%d jobs completed", n)
 }
 
-func leaseHolder(ctx context.Context, w *simworld.World) (string, error) {
+func leaseHolder(ctx context.Context, w *world.World) (string, error) {
 	lease, err := w.Kube.CoordinationV1().Leases(w.Namespace()).Get(ctx, "arcflow", metav1.GetOptions{})
 	if err != nil {
 		return "", err
@@ -216,7 +216,7 @@ func leaseHolder(ctx context.Context, w *simworld.World) (string, error) {
 
 // requireOneLeader finds the worker that holds the Lease and checks it is the
 // only one running the watchers: only the watchers set the autoscaler's gauges.
-func requireOneLeader(t *testing.T, ctx context.Context, w *simworld.World) int {
+func requireOneLeader(t *testing.T, ctx context.Context, w *world.World) int {
 	leader := -1
 	require.Eventually(t, func() bool {
 		holder, err := leaseHolder(ctx, w)
@@ -248,11 +248,11 @@ func requireOneLeader(t *testing.T, ctx context.Context, w *simworld.World) int 
 
 // startedRunnerActivity waits until a runner workflow has an activity running on
 // one of the workers and says which worker and which activity.
-func startedRunnerActivity(t *testing.T, ctx context.Context, tc client.Client, w *simworld.World) (int, simworld.StartedActivity) {
-	var found simworld.StartedActivity
+func startedRunnerActivity(t *testing.T, ctx context.Context, tc client.Client, w *world.World) (int, world.StartedActivity) {
+	var found world.StartedActivity
 	victim := -1
 	require.Eventually(t, func() bool {
-		started, err := simworld.StartedRunnerActivities(ctx, tc, w.Namespace())
+		started, err := world.StartedRunnerActivities(ctx, tc, w.Namespace())
 		if err != nil {
 			return false
 		}
@@ -293,14 +293,14 @@ func metricsText(ctx context.Context, url string) (string, error) {
 }
 
 // retriedOn waits until the surviving worker has run a killed worker's activity
-// again and says how long after the kill (simworld.Rerun says how it is seen).
-func retriedOn(t *testing.T, ctx context.Context, tc client.Client, pending simworld.StartedActivity, survivor *simworld.Process, killAt time.Time) (time.Duration, string) {
+// again and says how long after the kill (world.Rerun says how it is seen).
+func retriedOn(t *testing.T, ctx context.Context, tc client.Client, pending world.StartedActivity, survivor *world.Process, killAt time.Time) (time.Duration, string) {
 	identity := fmt.Sprintf("%d@", survivor.Pid())
 	bySurvivor := func(id string) bool { return strings.HasPrefix(id, identity) }
 	var took time.Duration
 	var how string
 	require.Eventually(t, func() bool {
-		at, seen, err := simworld.Rerun(ctx, tc, pending, bySurvivor)
+		at, seen, err := world.Rerun(ctx, tc, pending, bySurvivor)
 		if err != nil || at.IsZero() {
 			return false
 		}

@@ -10,20 +10,20 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 // startSimWorld runs the built arcflow on the simulator in its own namespace
 // (cfg.Namespace), with warnings logged, and on cleanup deletes its resources and
 // waits until every runner pod and registered runner is gone.
-func startSimWorld(t *testing.T, ctx context.Context, cfg simworld.Config) *simworld.World {
+func startSimWorld(t *testing.T, ctx context.Context, cfg world.Config) *world.World {
 	t.Helper()
 	endLeftoverWorkflows(t, ctx)
 	cfg.Stack, cfg.RepoRoot, cfg.Dir, cfg.Binary = stack, repoRoot(t), t.TempDir(), arcflowBinary(t)
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	w, err := simworld.Start(ctx, cfg)
+	w, err := world.Start(ctx, cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		// The processes stop even when the drain check fails: left running,

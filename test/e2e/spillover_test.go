@@ -12,7 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim/world"
 	"github.com/arcflow/arcflow/workflows"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
@@ -22,7 +22,7 @@ import (
 func twoPoolsForOneLabel() string {
 	var docs []string
 	for _, name := range []string{"pool-a", "pool-b"} {
-		docs = append(docs, simworld.RepoRunnerDeployment(name, "octo-org/app", "shared")+"---\n"+simworld.WebhookHRA(name, v1alpha1.KindRunnerDeployment, 3, 5))
+		docs = append(docs, world.RepoRunnerDeployment(name, "octo-org/app", "shared")+"---\n"+world.WebhookHRA(name, v1alpha1.KindRunnerDeployment, 3, 5))
 	}
 	return strings.Join(docs, "---\n")
 }
@@ -36,7 +36,7 @@ func TestJobsBeyondAFullPoolSpillOverToTheNextPool(t *testing.T) {
 	const ns = "spill-over"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: 10 * time.Second, Seed: 1,
 	})
 	require.NoError(t, w.Apply(ctx, twoPoolsForOneLabel()))

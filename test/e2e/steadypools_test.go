@@ -9,14 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
-	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 // steadyLoad is issue 27's load, shortened to fit make test: ten pools of one
 // repository, a few much busier than the rest, jobs arriving continuously at
 // 2 per second and running 2 to 30 s, on runners that take 10 s from pod
 // Running to registered, as production runners do.
-var steadyLoad = simworld.SteadyPools{
+var steadyLoad = world.SteadyPools{
 	Pools: 10, Repository: "steady-org/app", Rate: 2, Jobs: 100,
 	MinDuration: 2 * time.Second, MaxDuration: 30 * time.Second,
 	MaxReplicas: 20, ScaleDownDelaySeconds: 30, Seed: 27,
@@ -30,7 +30,7 @@ func TestASteadyLoadOverManyPoolsInterruptsNothingAndStopsNoRunnerAJobNeeds(t *t
 	const ns = "steady-pools"
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, RegisterDelay: 10 * time.Second, JobDurations: steadyLoad.JobDuration, Seed: 27,
 	})
 	require.NoError(t, w.Apply(ctx, steadyLoad.Manifest()))
@@ -54,7 +54,7 @@ func TestASteadyLoadOverManyPoolsInterruptsNothingAndStopsNoRunnerAJobNeeds(t *t
 	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	defer tc.Close()
-	outcome, err := simworld.MeasureSteady(ctx, tc, w, steadyLoad, end)
+	outcome, err := world.MeasureSteady(ctx, tc, w, steadyLoad, end)
 	require.NoError(t, err)
 	t.Logf("steady load, 10 pools, registration after 10 s: %v", outcome)
 	require.Equal(t, steadyLoad.Jobs, outcome.Jobs)

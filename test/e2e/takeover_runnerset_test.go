@@ -21,8 +21,8 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/internal/simworld"
 	"github.com/arcflow/arcflow/sim"
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 // The ARC installation the RunnerSet takeover starts from: organization
@@ -52,7 +52,7 @@ func arcSetRunner(i int) string { return arcSetStatefulSet(i) + "-0" }
 // environment. ARC's admission webhook would add RUNNER_NAME and RUNNER_TOKEN
 // to each pod as it is created; with no such webhook here they are in the
 // template, which is per runner anyway.
-func createARCStatefulSets(t *testing.T, ctx context.Context, w *simworld.World, ns, class string, owner metav1.OwnerReference, token string) {
+func createARCStatefulSets(t *testing.T, ctx context.Context, w *world.World, ns, class string, owner metav1.OwnerReference, token string) {
 	selector := map[string]string{"app": arcSetName, activities.LabelTemplateHash: arcSetHash, activities.LabelRunnerSet: arcSetName,
 		"actions-runner-controller/inject-registration-token": "true"}
 	podLabels := map[string]string{activities.LabelRunner: ""}
@@ -94,7 +94,7 @@ func createARCStatefulSets(t *testing.T, ctx context.Context, w *simworld.World,
 // deleted (their runners done), as the StatefulSet controller made them and
 // ARC labelled them: one of the RunnerSet's template, written to by its
 // runner, and one of an older template (2Gi). It returns their names.
-func createARCLeftClaims(t *testing.T, ctx context.Context, w *simworld.World, ns, class string) (matching, older string) {
+func createARCLeftClaims(t *testing.T, ctx context.Context, w *world.World, ns, class string) (matching, older string) {
 	for i, size := range map[int]string{98: "2Gi", 99: "1Gi"} {
 		sts := arcSetStatefulSet(i)
 		claim := &corev1.PersistentVolumeClaim{
@@ -113,7 +113,7 @@ func createARCLeftClaims(t *testing.T, ctx context.Context, w *simworld.World, n
 
 // arcSetLeft lists what of ARC's RunnerSet is left: its StatefulSets, pods
 // with ARC's finalizers, and its runners in GitHub.
-func arcSetLeft(ctx context.Context, w *simworld.World, ns string) []string {
+func arcSetLeft(ctx context.Context, w *world.World, ns string) []string {
 	var left []string
 	sets, _ := w.Kube.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{LabelSelector: "!" + activities.LabelPool})
 	for _, s := range sets.Items {
@@ -148,18 +148,18 @@ func takeOverRunnerSet(t *testing.T, ns string, killWorker bool) {
 	defer cancel()
 	stopLease := heldARCLease(t, ctx, arcNamespace, "actions-runner-controller")
 	holdARCJobs, releaseARCJobs := arcJobsHeld()
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{arcSetOrg}, RegisterDelay: 200 * time.Millisecond, Seed: 23,
 		JobDuration: 3 * time.Second, JobHold: holdARCJobs,
 		Env: []string{"ARCFLOW_ARC_CONTROLLER_LEASE=" + arcNamespace + "/actions-runner-controller"},
 	})
 	class := "e2e-" + ns // the volumes offered are the test's own
-	removeVolumes, err := simworld.OfferVolumes(ctx, w.Kube, class, arcSetMaxPods)
+	removeVolumes, err := world.OfferVolumes(ctx, w.Kube, class, arcSetMaxPods)
 	t.Cleanup(func() { _ = removeVolumes() })
 	require.NoError(t, err)
 
 	// ARC's state: the RunnerSet, its StatefulSets' runners registered, three busy.
-	rsYAML, _, _ := strings.Cut(simworld.CachedRunnerSet(arcSetName, arcSetOrg, class, arcSetMaxPods), "---\n")
+	rsYAML, _, _ := strings.Cut(world.CachedRunnerSet(arcSetName, arcSetOrg, class, arcSetMaxPods), "---\n")
 	require.NoError(t, w.Apply(ctx, rsYAML))
 	dyn, err := dynamic.NewForConfig(stack.RESTConfig)
 	require.NoError(t, err)

@@ -21,8 +21,8 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/github/fake"
-	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim/fakegithub"
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 // The ARC installation the takeover test starts from: RunnerDeployment arc-app
@@ -58,7 +58,7 @@ func arcHRA(name, kind string, reservedAt time.Time) string {
 		fmt.Fprintf(&reservations, "  - effectiveTime: %q\n    expirationTime: %q\n    replicas: 1\n",
 			at.Format(time.RFC3339), at.Add(30*time.Minute).Format(time.RFC3339))
 	}
-	return simworld.WebhookHRA(name, kind, 8, 5) + "  capacityReservations:\n" + reservations.String()
+	return world.WebhookHRA(name, kind, 8, 5) + "  capacityReservations:\n" + reservations.String()
 }
 
 // arcRunnerName is the i-th Runner of ARC's RunnerReplicaSet, named as ARC's
@@ -69,7 +69,7 @@ func arcRunnerName(i int) string { return fmt.Sprintf("%s-r%04d", takeoverRRS, i
 // a RunnerReplicaSet owned by it, Runners owned by that with ARC's finalizer,
 // and a pod per Runner owned by it, with ARC's labels, finalizer and its
 // registration token in plain env (ARC puts it there).
-func createARCRunners(t *testing.T, ctx context.Context, dyn dynamic.Interface, w *simworld.World, ns string, rd *unstructured.Unstructured, token string) {
+func createARCRunners(t *testing.T, ctx context.Context, dyn dynamic.Interface, w *world.World, ns string, rd *unstructured.Unstructured, token string) {
 	controller := func(apiVersion, kind, name string, uid types.UID) []any {
 		return []any{map[string]any{"apiVersion": apiVersion, "kind": kind, "name": name, "uid": string(uid), "controller": true, "blockOwnerDeletion": true}}
 	}
@@ -139,7 +139,7 @@ type handover struct {
 // that moment if asked. It returns when ARC was gone (the Lease's expiry, or
 // the webhooks' removal if later), when arcflow acted, and the live runner
 // pods' peak from before the handover on.
-func handOver(t *testing.T, ctx context.Context, w *simworld.World, h handover) (expiry, acting time.Time, peak func() int) {
+func handOver(t *testing.T, ctx context.Context, w *world.World, h handover) (expiry, acting time.Time, peak func() int) {
 	t.Helper()
 	registerARCWebhooks(t, ctx, h.arcNamespace, h.ns)
 	reservedAt := time.Now()
@@ -154,7 +154,7 @@ func handOver(t *testing.T, ctx context.Context, w *simworld.World, h handover) 
 		return acceptedField(ctx, h.ns, h.resource, h.name, "reason") == "ARCControllerActive" &&
 			acceptedField(ctx, h.ns, "hra", h.name, "reason") == "ARCControllerActive"
 	}, 30*time.Second, 200*time.Millisecond, "arcflow reports ARC's controller as active")
-	peak = simworld.TrackPeak(ctx, 50*time.Millisecond, w.Runners.LivePods)
+	peak = world.TrackPeak(ctx, 50*time.Millisecond, w.Runners.LivePods)
 	require.Equal(t, len(h.arc), len(w.Runners.PodTimes()), "arcflow created no pod while ARC ran")
 
 	expiry = h.stopLease().Add(arcLeaseSeconds * time.Second)
@@ -174,9 +174,9 @@ func handOver(t *testing.T, ctx context.Context, w *simworld.World, h handover) 
 // arcJobsHeld holds ARC's jobs (named arc-*) busy until release is called, so
 // they outlast the handover however long a loaded machine makes it: a fixed
 // duration left a window in which the busy runners could finish first.
-func arcJobsHeld() (hold func(fake.JobInfo) <-chan struct{}, release func()) {
+func arcJobsHeld() (hold func(fakegithub.JobInfo) <-chan struct{}, release func()) {
 	held := make(chan struct{})
-	hold = func(j fake.JobInfo) <-chan struct{} {
+	hold = func(j fakegithub.JobInfo) <-chan struct{} {
 		if strings.HasPrefix(j.Name, "arc-") {
 			return held
 		}
@@ -189,7 +189,7 @@ func arcJobsHeld() (hold func(fake.JobInfo) <-chan struct{}, release func()) {
 // started beside ARC's three busy runners, lets ARC's jobs finish
 // (releaseARCJobs). It waits until all seven jobs are done, each successfully,
 // nothing of ARC's is left (left says what is) and no runner pod lives.
-func finishTakeover(t *testing.T, w *simworld.World, repo, label string, releaseARCJobs func(), left func() []string) {
+func finishTakeover(t *testing.T, w *world.World, repo, label string, releaseARCJobs func(), left func() []string) {
 	defer releaseARCJobs()
 	for i := range 4 {
 		w.Queue(repo, fmt.Sprintf("new-%d", i), []string{"self-hosted", "linux", label})
@@ -224,7 +224,7 @@ func ptrTrue() *bool { b := true; return &b }
 
 // registrationToken asks the fake GitHub for a registration token of a scope
 // (repos/<owner>/<repo> or orgs/<org>), as ARC did for the runners it made.
-func registrationToken(t *testing.T, gh *fake.Server, scope string) string {
+func registrationToken(t *testing.T, gh *fakegithub.Server, scope string) string {
 	req, err := http.NewRequest(http.MethodPost, gh.URL+"/"+scope+"/actions/runners/registration-token", nil)
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "token ghp_simulated")
@@ -241,7 +241,7 @@ func registrationToken(t *testing.T, gh *fake.Server, scope string) string {
 
 // arcLeft lists what of ARC's is left in the namespace: Runners,
 // RunnerReplicaSets, pods with ARC's finalizers and ARC's runners in GitHub.
-func arcLeft(ctx context.Context, dyn dynamic.Interface, w *simworld.World, ns string) []string {
+func arcLeft(ctx context.Context, dyn dynamic.Interface, w *world.World, ns string) []string {
 	var left []string
 	runners, _ := dyn.Resource(activities.ARCRunnerResource).Namespace(ns).List(ctx, metav1.ListOptions{})
 	for _, r := range runners.Items {
@@ -269,7 +269,7 @@ func arcNames(n int, name func(int) string) arcNamed {
 
 // arcRunnersLeft lists ARC's runner pods left in the namespace, with their
 // finalizers, and ARC's runners GitHub still lists.
-func arcRunnersLeft(ctx context.Context, w *simworld.World, ns string, arc arcNamed) []string {
+func arcRunnersLeft(ctx context.Context, w *world.World, ns string, arc arcNamed) []string {
 	var left []string
 	pods, _ := w.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	for _, p := range pods.Items {
@@ -286,7 +286,7 @@ func arcRunnersLeft(ctx context.Context, w *simworld.World, ns string, arc arcNa
 }
 
 // busyARCRunners counts the jobs in progress on ARC's runners.
-func busyARCRunners(w *simworld.World, arc arcNamed) int {
+func busyARCRunners(w *world.World, arc arcNamed) int {
 	n := 0
 	for _, j := range w.GitHub.Jobs() {
 		if arc[j.RunnerName] && j.Status == "in_progress" {
@@ -320,7 +320,7 @@ func takeOver(t *testing.T, ns string, killWorker bool) {
 	defer cancel()
 	stopLease := heldARCLease(t, ctx, arcNamespace, "actions-runner-controller")
 	holdARCJobs, releaseARCJobs := arcJobsHeld()
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"takeover-org"}, RegisterDelay: 200 * time.Millisecond, Seed: 22,
 		JobDuration: 5 * time.Second, JobHold: holdARCJobs,
 		Env: []string{"ARCFLOW_ARC_CONTROLLER_LEASE=" + arcNamespace + "/actions-runner-controller"},

@@ -13,9 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/internal/simworld"
-	"github.com/arcflow/arcflow/internal/teststack"
-	"github.com/arcflow/arcflow/test/fullpath"
+	"github.com/arcflow/arcflow/sim/fullpath"
+	"github.com/arcflow/arcflow/sim/localstack"
+	"github.com/arcflow/arcflow/sim/world"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -31,7 +31,7 @@ var buildLabels = []string{"self-hosted", "linux", "build"}
 
 // extraTemporal starts a Temporal dev server of the test's own, with
 // arcflow's search attributes, as `arcflow setup` would leave one.
-func extraTemporal(t *testing.T, ctx context.Context, name string) *teststack.ExtraTemporal {
+func extraTemporal(t *testing.T, ctx context.Context, name string) *localstack.ExtraTemporal {
 	tmp, err := stack.StartExtraTemporal(ctx, name, contract.SearchAttributeTypes())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = tmp.Stop() })
@@ -40,8 +40,8 @@ func extraTemporal(t *testing.T, ctx context.Context, name string) *teststack.Ex
 
 // busyOn starts a world whose arcflow uses the Temporal at address, and
 // lostBusy jobs of the given length running on its runners.
-func busyOn(t *testing.T, ctx context.Context, ns string, jobs time.Duration, env ...string) *simworld.World {
-	w := startSimWorld(t, ctx, simworld.Config{
+func busyOn(t *testing.T, ctx context.Context, ns string, jobs time.Duration, env ...string) *world.World {
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: jobs, Seed: 11, Env: env,
 	})
 	require.NoError(t, w.Apply(ctx, strings.Replace(fullpath.RunnerDeployment, "maxReplicas: 4", fmt.Sprintf("maxReplicas: %d", lostMax), 1)))
@@ -52,7 +52,7 @@ func busyOn(t *testing.T, ctx context.Context, ns string, jobs time.Duration, en
 	return w
 }
 
-func jobsIn(w *simworld.World, status string) int {
+func jobsIn(w *world.World, status string) int {
 	n := 0
 	for _, j := range w.GitHub.Jobs() {
 		if j.Status == status {
@@ -65,7 +65,7 @@ func jobsIn(w *simworld.World, status string) int {
 // rebuilt checks the end of a rebuild: every job ran to success on the
 // runner it started on, and nothing is left: no runner pod, no runner
 // Secret, no registered runner.
-func rebuilt(t *testing.T, ctx context.Context, w *simworld.World, ns string, jobs int) {
+func rebuilt(t *testing.T, ctx context.Context, w *world.World, ns string, jobs int) {
 	require.Eventually(t, func() bool { return jobsIn(w, "completed") == jobs }, 3*time.Minute, 200*time.Millisecond, "every job ran to its end")
 	for _, j := range w.GitHub.Jobs() {
 		require.Equal(t, "success", j.Conclusion, "%s was not cancelled", j.Name)
@@ -96,7 +96,7 @@ func TestArcflowRebuildsWhenTemporalsStoreIsLost(t *testing.T) {
 	defer cancel()
 	tmp := extraTemporal(t, ctx, "temporal-lost")
 	w := busyOn(t, ctx, ns, 60*time.Second, "TEMPORAL_ADDRESS="+tmp.Address, "ARCFLOW_WORKFLOW_CHECK_PERIOD=5s")
-	peak := simworld.TrackPeak(ctx, 50*time.Millisecond, w.Runners.LivePods)
+	peak := world.TrackPeak(ctx, 50*time.Millisecond, w.Runners.LivePods)
 	t.Cleanup(func() {
 		if t.Failed() {
 			out, _ := os.ReadFile(w.Worker.LogPath())
@@ -164,7 +164,7 @@ func TestArcflowMovesToAnotherTemporalWithRunnersBusy(t *testing.T) {
 	old := extraTemporal(t, ctx, "temporal-old")
 	next := extraTemporal(t, ctx, "temporal-new")
 	w := busyOn(t, ctx, ns, 30*time.Second, "TEMPORAL_ADDRESS="+old.Address)
-	peak := simworld.TrackPeak(ctx, 50*time.Millisecond, w.Runners.LivePods)
+	peak := world.TrackPeak(ctx, 50*time.Millisecond, w.Runners.LivePods)
 
 	require.NoError(t, w.RestartArcflow(ctx, "TEMPORAL_ADDRESS="+next.Address))
 	for i := range lostWaiting {

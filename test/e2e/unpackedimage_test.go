@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/arcflow/arcflow/internal/image"
+	"github.com/arcflow/arcflow/tools/image"
 )
 
 // unpackedImage is arcflow's image, built from this tree as make image builds it

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 // unschedulableRunners is a RunnerDeployment of one runner that no node can take
@@ -37,7 +37,7 @@ func TestARunnerThatCannotBeScheduledIsReplacedWithBackoff(t *testing.T) {
 	const ns = "unschedulable"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	w := startSimWorld(t, ctx, simworld.Config{
+	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, Seed: 1,
 		Env: []string{"ARCFLOW_RUNNER_UNSCHEDULABLE_TIMEOUT=5s"},
 	})

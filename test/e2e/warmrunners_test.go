@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/arcflow/arcflow/internal/simworld"
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 // An HRA with arcflow.dev/idle-runners: auto, a minute of one job a second,
@@ -23,9 +23,9 @@ func TestWarmRunnersRiseWithTheJobsAndGoAtRest(t *testing.T) {
 	const ns = "warm-runners"
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	load := simworld.SteadyPools{Pools: 2, Repository: "warm-org/app", MaxReplicas: 40, ScaleDownDelaySeconds: 30, IdleRunners: "auto"}
+	load := world.SteadyPools{Pools: 2, Repository: "warm-org/app", MaxReplicas: 40, ScaleDownDelaySeconds: 30, IdleRunners: "auto"}
 	pool, slow := load.PoolName(0), load.PoolName(1)
-	w := startSimWorld(t, ctx, simworld.Config{Namespace: ns, RegisterDelay: 5 * time.Second, JobDuration: 3 * time.Second, Seed: 29})
+	w := startSimWorld(t, ctx, world.Config{Namespace: ns, RegisterDelay: 5 * time.Second, JobDuration: 3 * time.Second, Seed: 29})
 	require.NoError(t, w.Apply(ctx, load.Manifest()))
 	_, err := stack.Kubectl(ctx, "patch", "-n", ns, "hra", slow, "--type=merge", "-p", `{"spec":{"scaleDownDelaySecondsAfterScaleOut":10}}`)
 	require.NoError(t, err)
@@ -85,7 +85,7 @@ func TestWarmRunnersRiseWithTheJobsAndGoAtRest(t *testing.T) {
 		}
 		return true
 	}, time.Minute, 200*time.Millisecond, "every job started")
-	waits := simworld.PercentilesOf(late)
+	waits := world.PercentilesOf(late)
 	require.Less(t, waits.P50, 500*time.Millisecond, "once the buffer is up, jobs start on warm runners: %v", waits)
 
 	require.Eventually(t, func() bool { return w.Runners.LivePods() == 0 }, time.Until(last.Add(time.Minute)), 200*time.Millisecond,

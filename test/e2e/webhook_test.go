@@ -19,7 +19,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/arcflow/arcflow/internal/teststack"
+	"github.com/arcflow/arcflow/sim/localstack"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -64,7 +64,7 @@ func (d delivery) send(t *testing.T, url string) (int, string) {
 }
 
 func freePort(t *testing.T) int {
-	ports, err := teststack.FreePorts(1)
+	ports, err := localstack.FreePorts(1)
 	require.NoError(t, err)
 	return ports[0]
 }

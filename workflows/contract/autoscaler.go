@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/github/registry"
 )
 
 // AutoscalerWorkflowType is the autoscaler workflow's registered name, for a
@@ -28,7 +28,7 @@ type AutoscalerSpec struct {
 	Metrics         []v1alpha1.MetricSpec          `json:",omitempty"`
 	Overrides       []v1alpha1.ScheduledOverride   `json:",omitempty"`
 	Capacity        []v1alpha1.CapacityReservation `json:",omitempty"`
-	Scope           github.Scope
+	Scope           registry.Scope
 	TargetLabels    []string `json:",omitempty"`
 	// Repositories (owner/name) whose queued jobs the metrics and the missed-webhook
 	// reconcile list.

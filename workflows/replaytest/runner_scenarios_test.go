@@ -11,7 +11,7 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/github/registry"
 	"github.com/arcflow/arcflow/workflows"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
@@ -19,7 +19,7 @@ import (
 // ns is the Kubernetes namespace in every recorded workflow ID.
 const ns = "rec"
 
-var scope = github.Scope{Repository: "rec/app"}
+var scope = registry.Scope{Repository: "rec/app"}
 
 // fastRunner shortens the runner's waits so a scenario takes seconds; the
 // commands a runner issues do not depend on how long its timers are.

@@ -15,7 +15,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/internal/teststack"
+	"github.com/arcflow/arcflow/sim/localstack"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -30,7 +30,7 @@ const compactHistory = 40
 // server is a Temporal dev server with a worker of arcflow's workflows on fake
 // activities.
 type server struct {
-	stack  *teststack.Stack
+	stack  *localstack.Stack
 	client client.Client
 	worker worker.Worker
 }
@@ -74,7 +74,7 @@ func runWithServers(m *testing.M) int {
 }
 
 func startServer(ctx context.Context, dynamicConfig map[string]string) (*server, error) {
-	stack, err := teststack.Start(ctx, teststack.Options{
+	stack, err := localstack.Start(ctx, localstack.Options{
 		Temporal: true, SearchAttributes: contract.SearchAttributeTypes(), TemporalDynamicConfig: dynamicConfig,
 	})
 	if err != nil {

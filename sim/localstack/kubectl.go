@@ -1,0 +1,68 @@
+package localstack
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Kubectl runs the real kubectl against the stack and returns its combined output.
+func (s *Stack) Kubectl(ctx context.Context, args ...string) (string, error) {
+	tools, err := ToolsDir()
+	if err != nil {
+		return "", err
+	}
+	bin, err := tool(tools, "kubectl")
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, bin, append([]string{"--kubeconfig=" + s.Kubeconfig}, args...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(out.String()))
+	}
+	return out.String(), nil
+}
+
+// Temporal runs the real temporal CLI against the stack's dev server.
+func (s *Stack) Temporal(ctx context.Context, args ...string) (string, error) {
+	tools, err := ToolsDir()
+	if err != nil {
+		return "", err
+	}
+	bin, err := tool(tools, "temporal")
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, bin, append(args, "--address", s.TemporalAddress)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("temporal %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(out.String()))
+	}
+	return out.String(), nil
+}
+
+// InstallCRDs applies every CRD in dir server-side (the CRDs are too large for the
+// last-applied annotation of a client-side apply) and waits until they are served.
+func (s *Stack) InstallCRDs(ctx context.Context, dir string) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		return fmt.Errorf("no CRDs in %s: %v", dir, err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("install CRDs: %w", err)
+	}
+	if _, err := s.Kubectl(ctx, "apply", "--server-side", "-f", dir); err != nil {
+		return fmt.Errorf("install CRDs: %w", err)
+	}
+	if _, err := s.Kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s", "-f", dir); err != nil {
+		return fmt.Errorf("install CRDs: %w", err)
+	}
+	return nil
+}
