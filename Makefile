@@ -43,7 +43,7 @@ generate: tools ## Regenerate deepcopy code and the CRD YAML in deploy/crds with
 	@bash scripts/generate.sh .
 
 .PHONY: lint
-lint: tools ## gofmt, go vet, generated files up to date, promtool on the alert rules, the chart and kustomize components rendered and dry-run applied, the docs checked.
+lint: tools ## gofmt, go vet, generated files up to date, promtool on the alert rules, the chart and kustomize components rendered and dry-run applied, the import rules, the docs checked.
 	@bash scripts/lint.sh
 
 .PHONY: test-unit

@@ -13,12 +13,6 @@ import (
 	"github.com/arcflow/arcflow/api/v1alpha1"
 )
 
-// ErrTypeAdmissionRefused: an admission webhook refused a write, or could not
-// be called (failurePolicy Fail with nothing serving it). Retrying at once does
-// not help; the workflow waits and tries again, and an operator fixes the
-// webhook.
-const ErrTypeAdmissionRefused = "AdmissionRefused"
-
 // admissionWebhookName finds the webhook named in the API server's error: a
 // webhook it could not call ("failed calling webhook \"x\"") or one that
 // denied the request ("admission webhook \"x\" denied the request").

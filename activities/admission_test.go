@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/arcflow/arcflow/activities/calls"
 )
 
 func TestAdmissionRefusalNamesTheWebhook(t *testing.T) {
@@ -48,7 +50,7 @@ func TestARefusedRunnerDeletionIsReportedOnThePool(t *testing.T) {
 	ref := PodRef{Namespace: "ci", Name: "app-x1", Pool: "app", PoolToken: true}
 
 	err := k.DeleteRunnerPod(ctx, ref)
-	require.True(t, IsErrorType(err, ErrTypeAdmissionRefused), "%v", err)
+	require.True(t, calls.IsErrorType(err, ErrTypeAdmissionRefused), "%v", err)
 	events, err := kube.CoreV1().Events("ci").List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, events.Items, 1)

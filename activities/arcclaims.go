@@ -12,14 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// AdoptARCClaimsInput gives claims ARC made to a pool's volume slots.
-type AdoptARCClaimsInput struct {
-	Namespace, Pool string
-	// Owner is the RunnerSet, which then owns the claims as it owns its slots'.
-	Owner *metav1.OwnerReference `json:",omitempty"`
-	Slots []VolumeSlotRef
-}
-
 // AdoptARCClaims relabels ARC's claims as the pool's volume slots: arcflow's
 // pool, slot and hash labels (which DeleteVolumes selects by), the RunnerSet
 // as owner in place of a StatefulSet (whose deletion would otherwise take a

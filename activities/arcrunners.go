@@ -36,33 +36,6 @@ var (
 	ARCRunnerReplicaSetResource = v1alpha1.GroupVersion.WithResource("runnerreplicasets")
 )
 
-// ARCRunnersInput names a pool whose runners ARC may have left.
-type ARCRunnersInput struct {
-	Namespace string
-	Kind      string
-	Name      string
-}
-
-// ARCRunner is one runner a pool takes over: one ARC created and left
-// running, or, with Own, one arcflow made whose workflow is gone (OwnRunners).
-type ARCRunner struct {
-	// Name is the Runner's, its pod's and GitHub's runner name.
-	Name      string
-	Ephemeral bool
-	// RunnerID is what ARC annotated the pod with once GitHub listed it, or
-	// what a JIT runner's Secret or GitHub's list says for an own one.
-	RunnerID int64 `json:",omitempty"`
-	Pod      PodState
-	// Claims are the volumes ARC's StatefulSet made for a RunnerSet runner.
-	Claims *ARCClaimSet `json:",omitempty"`
-	// Own: arcflow made this runner; nothing of ARC's is left to remove.
-	Own bool `json:",omitempty"`
-	// TemplateHash is an own runner's runner-template-hash label.
-	TemplateHash string `json:",omitempty"`
-	// JIT: an own runner started from a JIT configuration (its Secret holds one).
-	JIT bool `json:",omitempty"`
-}
-
 // ARCRunners lists the Runner objects ARC's RunnerReplicaSets made for a
 // RunnerDeployment, with their pods. Runners whose pod is gone are listed
 // too, so their objects are cleaned up. RunnerSets' StatefulSets are not

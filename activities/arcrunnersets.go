@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/api/v1alpha1"
 )
 
@@ -26,32 +27,6 @@ import (
 // StatefulSets; ARC's claim controller deletes a labelled claim whose
 // StatefulSet is gone, so arcflow removes it from the claims it keeps.
 const ARCRunnerStatefulSetLabel = "runner-statefulset-name"
-
-// ARCRunnerSetInput names a RunnerSet whose runners ARC may have left, with
-// its volumeClaimTemplates now, which ARC's claims must match to be reused.
-type ARCRunnerSetInput struct {
-	Namespace string
-	Name      string
-	Templates []corev1.PersistentVolumeClaim `json:",omitempty"`
-}
-
-// ARCClaimSet is the claims ARC made for one of its runners' StatefulSets.
-type ARCClaimSet struct {
-	StatefulSet string
-	// Claims are the claim names by volumeClaimTemplate name.
-	Claims map[string]string
-	// Match: one claim per template of the RunnerSet now, each of the same
-	// storage class, access modes, volume mode and size, so a runner of the
-	// RunnerSet can mount them as its own.
-	Match bool `json:",omitempty"`
-}
-
-// ARCRunnerSetRunners is what ARC left of a RunnerSet: its runners, with the
-// claims of each, and the claims of StatefulSets ARC already deleted.
-type ARCRunnerSetRunners struct {
-	Runners []ARCRunner   `json:",omitempty"`
-	Claims  []ARCClaimSet `json:",omitempty"`
-}
 
 // ARCRunnerSet lists the runners ARC's RunnerSet controller left for a
 // RunnerSet: its StatefulSets (controlled by the RunnerSet, without arcflow's
@@ -136,7 +111,7 @@ func arcRunnerOf(name string, pod *corev1.Pod, spec *corev1.PodSpec) ARCRunner {
 	}
 	for _, c := range spec.Containers {
 		for _, e := range c.Env {
-			if c.Name == runnerContainerName && e.Name == "RUNNER_EPHEMERAL" && e.Value == "false" {
+			if c.Name == calls.RunnerContainerName && e.Name == "RUNNER_EPHEMERAL" && e.Value == "false" {
 				r.Ephemeral = false
 			}
 		}

@@ -7,7 +7,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,14 +15,6 @@ import (
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/github"
 )
-
-// HRAStatusInput is an autoscaler's status.
-type HRAStatusInput struct {
-	Namespace, Name            string
-	DesiredReplicas            *int
-	LastSuccessfulScaleOutTime *time.Time
-	ScheduledOverridesSummary  *string
-}
 
 // UpdateHRAStatus writes a HorizontalRunnerAutoscaler's status subresource.
 func (k *Kubernetes) UpdateHRAStatus(ctx context.Context, in HRAStatusInput) error {
@@ -48,41 +39,6 @@ type JobLister interface {
 	ListOpenJobs(ctx context.Context, repository string) ([]github.Job, error)
 	OpenRuns(ctx context.Context, repository string) (queued, inProgress []github.Run, err error)
 	RunJobs(ctx context.Context, repository string, runID int64) ([]github.Job, error)
-}
-
-// QueuedJobsInput names the repositories to list and the target's runner labels.
-type QueuedJobsInput struct {
-	Repositories []string
-	Labels       []string
-	// Credentials is the githubAPICredentialsFrom Secret to list with (namespace/name).
-	Credentials string `json:",omitempty"`
-	// ByRun asks only about what the webhooks did not say: the open runs, and
-	// the jobs of queued runs not in KnownRuns (ReconcileByRun).
-	ByRun     bool    `json:",omitempty"`
-	KnownRuns []int64 `json:",omitempty"`
-	// Quiet: with ByRun, a queued run younger than this is not asked about
-	// (at most RunQuiet; reconcileByRun).
-	Quiet time.Duration `json:",omitempty"`
-	// Running: with ByRun, for an autoscaler with no history (Temporal's store
-	// lost or replaced, or a new HRA): every open run's jobs, however young,
-	// and the in-progress ones among them (InProgress), which its runners
-	// taken over from the cluster run.
-	Running bool `json:",omitempty"`
-}
-
-// QueuedJobsOutput are the open jobs the target's runners can take.
-type QueuedJobsOutput struct {
-	Queued     []int64
-	InProgress []int64
-	// With ByRun: QueuedRuns[i] is the run of Queued[i]; OpenRuns are the
-	// queued and in-progress runs; Calls the GitHub requests it took (cache
-	// hits included); Deferred says the budget was spent and nothing was asked.
-	QueuedRuns []int64 `json:",omitempty"`
-	// InProgressRuns[i] is the run of InProgress[i], with ByRun and Running.
-	InProgressRuns []int64 `json:",omitempty"`
-	OpenRuns       []int64 `json:",omitempty"`
-	Calls          int     `json:",omitempty"`
-	Deferred       bool    `json:",omitempty"`
 }
 
 // ListQueuedJobs lists the open jobs of repositories that the target's labels fit.
@@ -113,16 +69,6 @@ func (g *GitHub) ListQueuedJobs(ctx context.Context, in QueuedJobsInput) (Queued
 		}
 	}
 	return out, nil
-}
-
-// MetricsInput is what the pull metrics need.
-type MetricsInput struct {
-	Namespace, Pool string
-	Scope           github.Scope
-	Labels          []string
-	Repositories    []string
-	Metrics         []v1alpha1.MetricSpec
-	CurrentReplicas int
 }
 
 // SuggestReplicas computes ARC's pull metrics (reference §3.2-3.4): the first

@@ -36,26 +36,6 @@ type GitHub struct {
 	knownRuns knownRuns
 }
 
-// FindRunnerInput names a runner in a scope.
-type FindRunnerInput struct {
-	Scope github.Scope
-	Name  string
-	// Fresh reads the list now instead of the scope's shared one, for checks
-	// that must not miss a registration that just landed.
-	Fresh bool `json:",omitempty"`
-	// Patient reads a shared list up to github.PatientListFactor intervals
-	// old, for a runner whose pool hears its job start from a delivery.
-	Patient bool `json:",omitempty"`
-}
-
-// FindRunnerOutput is what GitHub says of the runner.
-type FindRunnerOutput struct {
-	Found  bool
-	ID     int64
-	Busy   bool
-	Online bool
-}
-
 // FindRunner looks a runner up by name through the shared HTTP cache.
 func (g *GitHub) FindRunner(ctx context.Context, in FindRunnerInput) (FindRunnerOutput, error) {
 	registry, err := g.registry(ctx, in.Scope)
@@ -77,18 +57,6 @@ func (g *GitHub) FindRunner(ctx context.Context, in FindRunnerInput) (FindRunner
 	return FindRunnerOutput{Found: found, ID: r.ID, Busy: r.Busy, Online: r.Status == "online"}, nil
 }
 
-// RemoveRunnerInput names a registered runner.
-type RemoveRunnerInput struct {
-	Scope github.Scope
-	Name  string
-	ID    int64
-}
-
-// RemoveRunnerOutput says whether the runner was already gone.
-type RemoveRunnerOutput struct {
-	AlreadyGone bool
-}
-
 // RemoveRunner unregisters a runner. A runner that is already gone is success; a
 // busy one fails with ErrTypeRunnerBusy and a rate limit with ErrTypeRateLimited,
 // both non-retryable so the workflow decides how long to wait.
@@ -105,15 +73,6 @@ func (g *GitHub) RemoveRunner(ctx context.Context, in RemoveRunnerInput) (Remove
 		return RemoveRunnerOutput{}, githubError(fmt.Errorf("remove runner %s: %w", in.Name, err))
 	}
 	return RemoveRunnerOutput{}, nil
-}
-
-// RunnerBusyInput names the runners of one scope whose busy flags a pool needs.
-type RunnerBusyInput struct {
-	Scope github.Scope
-	Names []string
-	// Fresh reads the list now (it becomes the shared one): for a rollout
-	// that must not take a runner whose job just started for an idle one.
-	Fresh bool `json:",omitempty"`
 }
 
 // RunnerBusy reports which of the named runners GitHub lists as busy, from the

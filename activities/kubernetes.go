@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"go.temporal.io/sdk/temporal"
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +12,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/api/v1alpha1"
 )
 
@@ -30,17 +30,6 @@ type Kubernetes struct {
 
 	accounts   kubernetesModeAccounts
 	poolTokens poolTokens
-}
-
-// RunnerPodOutput identifies the created pod.
-type RunnerPodOutput struct {
-	UID     string
-	Created bool
-	// RunnerID is GitHub's ID of a JIT runner, registered by the call itself.
-	RunnerID int64 `json:",omitempty"`
-	// PoolToken: the pod reads the pool's shared token Secret and has no
-	// Secret of its own to delete.
-	PoolToken bool `json:",omitempty"`
 }
 
 // EnsureRunnerPod creates a runner: its pod, or for a RunnerSet its
@@ -109,26 +98,6 @@ func invalidSpec(what string, in RunnerPodInput, err error) error {
 		fmt.Sprintf("create runner %s %s/%s: %v", what, in.Namespace, in.Name, err), ErrTypeInvalidSpec, nil)
 }
 
-// PodRef names one pod; a non-empty UID guards against deleting a newer pod that
-// took the same name.
-type PodRef struct {
-	Namespace string
-	Name      string
-	UID       string
-	// Kind RunnerSet deletes the runner's StatefulSet (and so its pod and claims).
-	Kind string `json:",omitempty"`
-	// JobPods: a kubernetes-mode runner, whose job pods and Secrets go too.
-	JobPods bool `json:",omitempty"`
-	// ARC: a runner adopted from ARC, whose finalizers, Runner object and
-	// emptied RunnerReplicaSet go too.
-	ARC bool `json:",omitempty"`
-	// PoolToken: the pod read the pool's token Secret, which stays.
-	PoolToken bool `json:",omitempty"`
-	// Pool names the runner's RunnerDeployment or RunnerSet, which gets an
-	// event when a write of the deletion is refused.
-	Pool string `json:",omitempty"`
-}
-
 // DeleteRunnerPod deletes a runner's pod and its token Secret. Both being gone
 // already is success. A write an admission webhook refuses is reported on the
 // pool's resource and returned as ErrTypeAdmissionRefused.
@@ -174,30 +143,6 @@ func (k *Kubernetes) deletePodAndSecret(ctx context.Context, ref PodRef) error {
 	return nil
 }
 
-// PodState is a runner pod as a runner workflow sees it. The watcher sends the
-// same struct as a `pod` signal.
-type PodState struct {
-	UID             string
-	ResourceVersion string
-	Exists          bool
-	Deleting        bool
-	Phase           corev1.PodPhase
-	Ready           bool
-	// ReadySince is when the pod last became Ready.
-	ReadySince time.Time
-	// Unschedulable: the scheduler found no node for the pod (PodScheduled=False,
-	// reason Unschedulable).
-	Unschedulable bool `json:",omitempty"`
-	// Cause says what took the pod away, when Kubernetes told (LossCause).
-	Cause string `json:",omitempty"`
-}
-
-// Exited reports a pod whose runner can no longer run: finished, failed, deleted
-// or being deleted.
-func (p PodState) Exited() bool {
-	return !p.Exists || p.Deleting || p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed
-}
-
 // PodStateOf summarizes a pod; nil means it does not exist.
 func PodStateOf(pod *corev1.Pod) PodState {
 	if pod == nil {
@@ -215,11 +160,11 @@ func PodStateOf(pod *corev1.Pod) PodState {
 			s.Unschedulable = true
 		}
 	}
-	s.Cause = LossCause(pod)
+	s.Cause = calls.LossCause(pod)
 	// A StatefulSet restarts an exited runner container (restartPolicy Always); its
 	// first exit is the runner's end, as Succeeded or Failed would be for a pod.
 	for _, c := range pod.Status.ContainerStatuses {
-		if c.Name != runnerContainerName {
+		if c.Name != calls.RunnerContainerName {
 			continue
 		}
 		exit := c.State.Terminated

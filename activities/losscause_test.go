@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/arcflow/arcflow/activities/calls"
 )
 
 func TestLossCauseReadsWhatKubernetesRecorded(t *testing.T) {
@@ -17,7 +19,7 @@ func TestLossCauseReadsWhatKubernetesRecorded(t *testing.T) {
 	runnerExit := func(reason string, code int32) *corev1.Pod {
 		return &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: []corev1.ContainerStatus{
 			{Name: "docker", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "Error", ExitCode: 1}}},
-			{Name: runnerContainerName, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: reason, ExitCode: code}}},
+			{Name: calls.RunnerContainerName, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: reason, ExitCode: code}}},
 		}}}
 	}
 	for name, tc := range map[string]struct {
@@ -38,7 +40,7 @@ func TestLossCauseReadsWhatKubernetesRecorded(t *testing.T) {
 			{Type: corev1.DisruptionTarget, Status: corev1.ConditionFalse, Reason: "DeletionByPodGC"}}}}, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
-			require.Equal(t, tc.want, LossCause(tc.pod))
+			require.Equal(t, tc.want, calls.LossCause(tc.pod))
 			require.Equal(t, tc.want, PodStateOf(tc.pod).Cause)
 		})
 	}

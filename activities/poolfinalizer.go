@@ -16,18 +16,6 @@ import (
 	"github.com/arcflow/arcflow/api/v1alpha1"
 )
 
-// PoolFinalizer is on every RunnerDeployment and RunnerSet whose pool arcflow
-// runs. Without it, deleting the resource lets the garbage collector delete
-// its runner pods at once, busy or not; with it, the resource stays until its
-// pool has drained: idle runners removed from GitHub before their pods, busy
-// ones done with their jobs (or the grace period over).
-const PoolFinalizer = "arcflow.dev/runners"
-
-// PoolResourceRef names a pool's RunnerDeployment or RunnerSet.
-type PoolResourceRef struct {
-	Namespace, Kind, Name string
-}
-
 // PoolResource is the API resource of a pool's kind: RunnerSet or, for any
 // other kind, RunnerDeployment.
 func PoolResource(kind string) schema.GroupVersionResource {

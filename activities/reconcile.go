@@ -9,14 +9,6 @@ import (
 	"github.com/arcflow/arcflow/github"
 )
 
-// RunQuiet is the longest a queued run goes unasked by the reconcile
-// (QueuedJobsInput.Quiet): its queued delivery is on its way or went to
-// another autoscaler of the repository (each knows only its own runs), so
-// asking would cost a call per young run per autoscaler for nothing. A run
-// still queued and unknown after it is a missed delivery, which the next
-// reconcile finds.
-const RunQuiet = time.Minute
-
 // reconcileByRun is the missed-webhook reconcile at a cost that does not grow
 // with the queue: the open runs of each repository (two calls, shared by every
 // autoscaler of the repository through the HTTP cache), and the jobs only of

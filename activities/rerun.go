@@ -26,33 +26,6 @@ type JobRerunner interface {
 // was created.
 const RerunMaxAge = 30 * 24 * time.Hour
 
-// Outcomes of a lost job's re-run (RerunLostJobOutput.Outcome and the
-// arcflow_lost_jobs_total metric).
-const (
-	RerunDone         = "rerun"         // GitHub started a new attempt with the job
-	RerunAlready      = "already-rerun" // the run moved on to a newer attempt (this call's earlier try, or a person)
-	RerunWaiting      = "waiting"       // the run has not completed: GitHub takes no re-run yet
-	RerunRefused      = "refused"       // GitHub refused for good (too old, too many attempts)
-	RerunNoPermission = "no-permission" // the credentials lack actions: write
-	RerunLimitReached = "limit-reached" // the job was re-run as often as the pool allows
-)
-
-// RerunLostJobInput names the job to re-run and the attempt of its run that
-// lost it.
-type RerunLostJobInput struct {
-	Credentials string `json:",omitempty"`
-	Repository  string
-	RunID       int64
-	JobID       int64
-	RunAttempt  int
-}
-
-// RerunLostJobOutput says what came of it; Message is GitHub's, for a refusal.
-type RerunLostJobOutput struct {
-	Outcome string
-	Message string `json:",omitempty"`
-}
-
 // RerunLostJob re-runs a job once GitHub allows it. It is idempotent: it
 // reads the run first, and a run already past the attempt that lost the job
 // was re-run (by an earlier try of this call whose answer was lost, or by a
@@ -112,15 +85,6 @@ func NewLostJobMetrics(reg prometheus.Registerer) *LostJobMetrics {
 		reg.MustRegister(m.total)
 	}
 	return m
-}
-
-// LostJobReport is one outcome of a lost job, for the pool's resource and the metric.
-type LostJobReport struct {
-	Pool    PoolResourceRef
-	Cause   string
-	Outcome string
-	// Message is the event's text: which job, which runner, what came of it.
-	Message string
 }
 
 // ReportLostJob counts a lost job's outcome and records it as an event on its

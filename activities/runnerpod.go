@@ -5,27 +5,13 @@ import (
 
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/api/v1alpha1"
-)
-
-// Labels and names on runner pods. The first two are ARC's, so dashboards and
-// policies written for ARC keep matching.
-const (
-	LabelRunner           = "actions-runner"
-	LabelTemplateHash     = "runner-template-hash"
-	LabelRunnerDeployment = "runner-deployment-name"
-	LabelRunnerSet        = "runnerset-name"
-	LabelPool             = "arcflow.dev/pool"
-	TokenSecretKey        = "RUNNER_TOKEN"
-	runnerContainerName   = "runner"
-	dockerContainerName   = "docker"
 )
 
 // PodDefaults are the controller-wide defaults of ARC's flags.
@@ -41,37 +27,6 @@ type PodDefaults struct {
 // DefaultPodDefaults are ARC's flag defaults.
 func DefaultPodDefaults() PodDefaults {
 	return PodDefaults{RunnerImage: "summerwind/actions-runner:latest", DockerImage: "docker:dind", DockerGID: "1001"}
-}
-
-// RunnerPodInput is everything needed to build one runner's pod. It holds no
-// secret: the registration token is read from the token cache by the activity.
-type RunnerPodInput struct {
-	Namespace string
-	// Name is the pod name, which is also the GitHub runner name.
-	Name string
-	// Pool is the name of the RunnerDeployment or RunnerSet.
-	Pool string
-	Kind string
-	// Owner becomes the pod's owner reference, so deleting the pool's resource
-	// garbage-collects its pods.
-	Owner        *metav1.OwnerReference `json:",omitempty"`
-	TemplateHash string
-	Labels       map[string]string `json:",omitempty"`
-	Annotations  map[string]string `json:",omitempty"`
-	Spec         v1alpha1.RunnerSpec
-	// GitHubURL is what runners register against (GITHUB_URL).
-	GitHubURL string
-	// JIT registers the runner with generate-jitconfig when it is created, and
-	// starts its pod from ACTIONS_RUNNER_INPUT_JITCONFIG instead of a token
-	// (v1alpha1.JITConfigAnnotation).
-	JIT bool `json:",omitempty"`
-	// VolumeSlot is the RunnerSet volume slot the runner mounts; nil without one
-	// (a RunnerDeployment, or a RunnerSet whose pool predates volume slots,
-	// whose StatefulSet then makes claims that go with it).
-	VolumeSlot *VolumeSlotRef `json:",omitempty"`
-	// StatefulSet is the RunnerSet's StatefulSet spec (service name, labels and
-	// volumeClaimTemplates); nil for a RunnerDeployment.
-	StatefulSet *appsv1.StatefulSetSpec `json:",omitempty"`
 }
 
 // TokenSecretName is a runner's own Secret: a JIT runner's configuration, or
@@ -142,9 +97,9 @@ func BuildRunnerPod(in RunnerPodInput, defaults PodDefaults) *corev1.Pod {
 		containers = append([]corev1.Container(nil), containers...)
 		for i := range containers {
 			switch containers[i].Name {
-			case runnerContainerName:
+			case calls.RunnerContainerName:
 				containers[i] = mergeRunnerContainer(containers[i], runner)
-			case dockerContainerName:
+			case calls.DockerContainerName:
 				if containers[i].Image == "" {
 					containers[i].Image = defaults.DockerImage
 				}
@@ -211,7 +166,7 @@ func runnerContainer(in RunnerPodInput, defaults PodDefaults, sidecar bool) core
 		mounts = append(mounts, corev1.VolumeMount{Name: "var-run", MountPath: "/run"})
 	}
 	c := corev1.Container{
-		Name:            runnerContainerName,
+		Name:            calls.RunnerContainerName,
 		Image:           image,
 		ImagePullPolicy: pullPolicy,
 		Env:             append(append([]corev1.EnvVar(nil), spec.Env...), env...),
@@ -277,7 +232,7 @@ func dockerContainer(spec v1alpha1.RunnerSpec, defaults PodDefaults) corev1.Cont
 		args = append(args, "--registry-mirror="+mirror)
 	}
 	return corev1.Container{
-		Name:            dockerContainerName,
+		Name:            calls.DockerContainerName,
 		Image:           defaults.DockerImage,
 		Args:            args,
 		Env:             append(env, spec.DockerEnv...),

@@ -8,14 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// RunnerPodPhasesInput names a pool's runners whose pods a scale-down must
-// tell apart: the pod name is the runner name.
-type RunnerPodPhasesInput struct {
-	Namespace string
-	Pool      string
-	Names     []string
-}
-
 // RunnerPodPhases reports the phase of each named runner's pod, as
 // PodStateOf reads it (a runner container that exited counts as ended); a
 // runner without a pod, or whose pod is being deleted, is left out. One list

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/github"
 )
@@ -77,5 +78,5 @@ func TestEnsureJITRunnerInAnUnknownGroupIsRefused(t *testing.T) {
 	in := jitInput()
 	in.Spec.Group = "nope"
 	_, err := k.EnsureRunnerPod(context.Background(), in)
-	require.True(t, IsErrorType(err, ErrTypeGitHubRefused), "got %v", err)
+	require.True(t, calls.IsErrorType(err, ErrTypeGitHubRefused), "got %v", err)
 }

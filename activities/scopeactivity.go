@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"fmt"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -15,20 +14,6 @@ import (
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/internal/hraspec"
 )
-
-// ScopeActivityInput names an autoscaler (its namespace and HRA, which is
-// left out) and the GitHub scope its runners register in
-// (github.Scope.String()).
-type ScopeActivityInput struct {
-	Namespace, Scope, Except string
-}
-
-// ScopeActivityOutput is when another autoscaler of the scope last heard of a
-// job, and how many others the scope has in the namespace.
-type ScopeActivityOutput struct {
-	LastArrival time.Time `json:",omitzero"`
-	Autoscalers int
-}
 
 // LastArrivalInScope is the latest status.warm.lastArrivalTime of the other
 // HorizontalRunnerAutoscalers in the namespace whose RunnerDeployment or

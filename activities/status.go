@@ -14,41 +14,6 @@ import (
 	"github.com/arcflow/arcflow/api/v1alpha1"
 )
 
-// PoolStatus is a pool's status, as ARC shows it for RunnerDeployment and RunnerSet.
-type PoolStatus struct {
-	Desired   int `json:"desiredReplicas"`
-	Replicas  int `json:"replicas"`
-	Updated   int `json:"updatedReplicas"`
-	Ready     int `json:"readyReplicas"`
-	Available int `json:"availableReplicas"`
-	// FailingRunners and LastRunnerFailure say how many runners in a row could
-	// not start, and why the last did; written at 0 and "" too, so a
-	// registration clears them. The worker's watcher turns them into the
-	// RunnersFailing condition.
-	FailingRunners    int                     `json:"failingRunners"`
-	LastRunnerFailure string                  `json:"lastRunnerFailure"`
-	RunnerFailures    v1alpha1.RunnerFailures `json:"runnerFailures"`
-	// VolumesInUse and VolumesFree count a RunnerSet's volume slots (a
-	// RunnerDeployment's schema has no such fields; the API server drops them).
-	VolumesInUse int `json:"volumesInUse"`
-	VolumesFree  int `json:"volumesFree"`
-	// TakenOver counts the live runners the pool took over rather than
-	// created (v1alpha1.TakenOverStatus); written at 0 too, so the worker's
-	// RunnersTakenOver condition turns False when the last one ends.
-	TakenOver int `json:"takenOverRunners"`
-	// Warm is the warm buffer of an autoscaler with arcflow.dev/idle-runners:
-	// auto, and its idle runner-seconds; omitted for other pools.
-	Warm v1alpha1.PoolWarmStatus `json:"warm,omitzero"`
-}
-
-// PoolStatusInput names the resource, its new status and the events to record.
-type PoolStatusInput struct {
-	Namespace, Kind, Name string
-	Status                PoolStatus
-	// Events are Normal events on the resource, e.g. "ScaledUp: created 2 runners".
-	Events []string `json:",omitempty"`
-}
-
 // UpdatePoolStatus writes a pool's status subresource and records its events. A
 // resource that is gone is success: its pool is draining.
 func (k *Kubernetes) UpdatePoolStatus(ctx context.Context, in PoolStatusInput) error {

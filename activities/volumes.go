@@ -22,15 +22,6 @@ const (
 	LabelVolumeHash = "arcflow.dev/volume-hash"
 )
 
-// VolumeSlotRef names one volume slot of a pool.
-type VolumeSlotRef struct {
-	Index int
-	Hash  string
-	// Claims name the slot's claims by template where they are not named
-	// after the slot: claims ARC made, which the pool took over.
-	Claims map[string]string `json:",omitempty"`
-}
-
 // SlotClaimName is the claim of template at a pool's slot.
 func SlotClaimName(template, pool string, slot VolumeSlotRef) string {
 	if name := slot.Claims[template]; name != "" {
@@ -65,12 +56,6 @@ func (k *Kubernetes) ensureSlotClaims(ctx context.Context, in RunnerPodInput) er
 		}
 	}
 	return nil
-}
-
-// DeleteVolumesInput names volume slots of a pool to delete.
-type DeleteVolumesInput struct {
-	Namespace, Pool string
-	Slots           []VolumeSlotRef
 }
 
 // DeleteVolumes deletes the claims of the slots. Claims already gone are

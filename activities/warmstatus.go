@@ -12,15 +12,6 @@ import (
 	"github.com/arcflow/arcflow/api/v1alpha1"
 )
 
-// HRAWarmStatusInput is the warm buffer an autoscaler with
-// arcflow.dev/idle-runners: auto chose; Clear removes status.warm from an
-// autoscaler that no longer keeps one.
-type HRAWarmStatusInput struct {
-	Namespace, Name string
-	Warm            v1alpha1.WarmRunnersStatus
-	Clear           bool `json:",omitempty"`
-}
-
 // UpdateHRAWarmStatus writes a HorizontalRunnerAutoscaler's status.warm. It is
 // a patch of its own beside UpdateHRAStatus, so an autoscaler without the
 // buffer writes what it always wrote.

@@ -2,7 +2,6 @@ package activities
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -11,14 +10,6 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 )
-
-// WorkflowSignal is one signal to send to a running workflow.
-type WorkflowSignal struct {
-	WorkflowID, Name string
-	// Arg is the signal's one argument as JSON, encoded by the caller so this
-	// package needs none of the workflow types.
-	Arg json.RawMessage
-}
 
 // SignalWorkflow sends a signal. A runner workflow runs it as a local activity:
 // a SignalExternalWorkflow command costs the sender two history events and a
@@ -35,14 +26,6 @@ func (w *Workflows) SignalWorkflow(ctx context.Context, s WorkflowSignal) error 
 		return fmt.Errorf("signal %s to %s: %w", s.Name, s.WorkflowID, err)
 	}
 	return nil
-}
-
-// WorkflowSignalStart signals a workflow, starting it first when none of its
-// ID runs (one that closed is started again).
-type WorkflowSignalStart struct {
-	Start  WorkflowStart
-	Signal string
-	Arg    json.RawMessage
 }
 
 // SignalWithStartWorkflow sends a signal with start. A retry after a lost

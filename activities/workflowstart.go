@@ -2,11 +2,9 @@ package activities
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -20,32 +18,6 @@ import (
 // runner's start is a write to its own history alone, and they go out together.
 type Workflows struct {
 	Client client.Client
-}
-
-// WorkflowStart is one workflow to start.
-type WorkflowStart struct {
-	ID, Type, TaskQueue string
-	// Input is the workflow's one argument as JSON, encoded by the caller so
-	// this package needs none of the workflow types.
-	Input json.RawMessage
-	Memo  map[string]any `json:",omitempty"`
-	// Keywords are Keyword search attributes.
-	Keywords map[string]string `json:",omitempty"`
-	// TaskTimeout is the workflow task timeout (zero: Temporal's 10 s).
-	TaskTimeout time.Duration `json:",omitempty"`
-	// ReuseClosed starts the workflow even when one of its ID closed: a runner
-	// taken over from its pod, whose earlier workflow may have ended while
-	// the pod lingered.
-	ReuseClosed bool `json:",omitempty"`
-}
-
-// Size is how many bytes the start takes in an activity's input.
-func (s WorkflowStart) Size() int {
-	b, err := json.Marshal(s)
-	if err != nil { // plain data: cannot fail
-		panic(err)
-	}
-	return len(b)
 }
 
 // startConcurrency bounds the start calls in flight from one activity.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gofmt, go vet, generated files that match their sources, the alert rules
 # (promtool), the Helm chart and kustomize components (go test ./deploy/...),
-# and the docs (go test ./tools/docscheck/).
+# the import rules (go test ./tools/layout/) and the docs (go test ./tools/docscheck/).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -54,6 +54,11 @@ promtool="$root/.tools/bin/promtool"
 # the chart, the dashboard's queries parsed, and a server-side dry run on a local
 # kube-apiserver with the Prometheus Operator's CRDs (see deploy/doc.go).
 go test -count=1 ./deploy/...
+
+# The layout's import rules: the shipped binary links nothing of sim/, tools/
+# or test/; internal/ holds only what ships; the workflows link no I/O (see
+# tools/layout/doc.go).
+go test -count=1 ./tools/layout/
 
 # The docs: links and anchors, flags and defaults against --help, environment
 # variables and annotations against the code, every command and manifest block

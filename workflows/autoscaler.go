@@ -21,7 +21,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -250,9 +250,9 @@ func (a *autoscalerRun) writeStatus(ctx workflow.Context, schedule ScheduleMatch
 	if statusEqual(status, s.Status) {
 		return
 	}
-	in := activities.HRAStatusInput{Namespace: s.Spec.Namespace, Name: s.Spec.Name, DesiredReplicas: status.DesiredReplicas,
+	in := calls.HRAStatusInput{Namespace: s.Spec.Namespace, Name: s.Spec.Name, DesiredReplicas: status.DesiredReplicas,
 		LastSuccessfulScaleOutTime: status.LastSuccessfulScaleOutTime, ScheduledOverridesSummary: status.ScheduledOverridesSummary}
-	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.UpdateHRAStatus, in).Get(ctx, nil); err != nil {
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), calls.UpdateHRAStatus, in).Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("cannot write HRA status", "hra", s.Spec.Name, "error", err)
 		return
 	}
@@ -269,7 +269,7 @@ func statusEqual(a, b HRAStatus) bool {
 
 func (a *autoscalerRun) pullMetrics(ctx workflow.Context) {
 	spec := a.state.Spec
-	in := activities.MetricsInput{
+	in := calls.MetricsInput{
 		Namespace: spec.Namespace, Pool: spec.TargetName, Scope: spec.Scope, Labels: spec.TargetLabels,
 		Repositories: spec.Repositories, Metrics: spec.Metrics, CurrentReplicas: 1,
 	}
@@ -277,7 +277,7 @@ func (a *autoscalerRun) pullMetrics(ctx workflow.Context) {
 		in.CurrentReplicas = *a.state.Desired
 	}
 	var suggested *int
-	if err := workflow.ExecuteActivity(githubOptions(ctx), gh.SuggestReplicas, in).Get(ctx, &suggested); err != nil {
+	if err := workflow.ExecuteActivity(githubOptions(ctx), calls.SuggestReplicas, in).Get(ctx, &suggested); err != nil {
 		workflow.GetLogger(ctx).Warn("metrics unavailable; keeping the last suggestion", "hra", spec.Name, "error", err)
 		return
 	}

@@ -5,7 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -17,9 +17,9 @@ func (a *autoscalerRun) reconcileQueuedJobs(ctx workflow.Context) {
 		return
 	}
 	spec := a.state.Spec
-	var out activities.QueuedJobsOutput
-	in := activities.QueuedJobsInput{Repositories: spec.Repositories, Labels: spec.TargetLabels, Credentials: spec.Scope.Credentials}
-	if err := workflow.ExecuteActivity(githubOptions(ctx), gh.ListQueuedJobs, in).Get(ctx, &out); err != nil {
+	var out calls.QueuedJobsOutput
+	in := calls.QueuedJobsInput{Repositories: spec.Repositories, Labels: spec.TargetLabels, Credentials: spec.Scope.Credentials}
+	if err := workflow.ExecuteActivity(githubOptions(ctx), calls.ListQueuedJobs, in).Get(ctx, &out); err != nil {
 		workflow.GetLogger(ctx).Warn("reconcile skipped", "hra", spec.Name, "error", err)
 		return
 	}
@@ -64,8 +64,8 @@ const reconcileByRunVersion = "reconcile-by-run"
 // queued run the autoscaler knows nothing of.
 func (a *autoscalerRun) reconcileByRun(ctx workflow.Context) {
 	spec := a.state.Spec
-	in := activities.QueuedJobsInput{Repositories: spec.Repositories, Labels: spec.TargetLabels, Credentials: spec.Scope.Credentials, ByRun: true,
-		Quiet: min(spec.ReconcilePeriod, activities.RunQuiet)}
+	in := calls.QueuedJobsInput{Repositories: spec.Repositories, Labels: spec.TargetLabels, Credentials: spec.Scope.Credentials, ByRun: true,
+		Quiet: min(spec.ReconcilePeriod, calls.RunQuiet)}
 	// ARC's capacity reservations, in force after a takeover from ARC, stand
 	// for the jobs ARC saw, the running ones among them: reserving those again
 	// would keep ARC's idle runners for jobs that already have one.
@@ -83,8 +83,8 @@ func (a *autoscalerRun) reconcileByRun(ctx workflow.Context) {
 			in.KnownRuns = append(in.KnownRuns, res.RunID)
 		}
 	}
-	var out activities.QueuedJobsOutput
-	if err := workflow.ExecuteActivity(githubOptions(ctx), gh.ListQueuedJobs, in).Get(ctx, &out); err != nil {
+	var out calls.QueuedJobsOutput
+	if err := workflow.ExecuteActivity(githubOptions(ctx), calls.ListQueuedJobs, in).Get(ctx, &out); err != nil {
 		workflow.GetLogger(ctx).Warn("reconcile skipped", "hra", spec.Name, "error", err)
 		return
 	}

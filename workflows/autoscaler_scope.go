@@ -19,7 +19,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 )
 
 // warmScopeVersion marks autoscalers whose buffer outlasts their own jobs
@@ -77,8 +77,8 @@ func (a *autoscalerRun) lastArrivalInScope(ctx workflow.Context) (time.Time, err
 		StartToCloseTimeout:    10 * time.Second,
 		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
 	})
-	var out activities.ScopeActivityOutput
-	err := workflow.ExecuteLocalActivity(ctx, kube.LastArrivalInScope,
-		activities.ScopeActivityInput{Namespace: spec.Namespace, Scope: spec.Scope.String(), Except: spec.Name}).Get(ctx, &out)
+	var out calls.ScopeActivityOutput
+	err := workflow.ExecuteLocalActivity(ctx, calls.LastArrivalInScope,
+		calls.ScopeActivityInput{Namespace: spec.Namespace, Scope: spec.Scope.String(), Except: spec.Name}).Get(ctx, &out)
 	return out.LastArrival, err
 }

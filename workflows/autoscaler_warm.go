@@ -18,7 +18,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
@@ -174,8 +174,8 @@ func (a *autoscalerRun) writeWarmStatus(ctx workflow.Context) {
 	if !now.LastArrival.IsZero() {
 		status.LastArrivalTime = &metav1.Time{Time: now.LastArrival}
 	}
-	in := activities.HRAWarmStatusInput{Namespace: s.Spec.Namespace, Name: s.Spec.Name, Warm: status}
-	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.UpdateHRAWarmStatus, in).Get(ctx, nil); err != nil {
+	in := calls.HRAWarmStatusInput{Namespace: s.Spec.Namespace, Name: s.Spec.Name, Warm: status}
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), calls.UpdateHRAWarmStatus, in).Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("cannot write HRA warm status", "hra", s.Spec.Name, "error", err)
 		return
 	}
@@ -185,8 +185,8 @@ func (a *autoscalerRun) writeWarmStatus(ctx workflow.Context) {
 // clearWarmStatus removes status.warm from an HRA whose buffer is no longer auto.
 func (a *autoscalerRun) clearWarmStatus(ctx workflow.Context) {
 	s := &a.state
-	in := activities.HRAWarmStatusInput{Namespace: s.Spec.Namespace, Name: s.Spec.Name, Clear: true}
-	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.UpdateHRAWarmStatus, in).Get(ctx, nil); err != nil {
+	in := calls.HRAWarmStatusInput{Namespace: s.Spec.Namespace, Name: s.Spec.Name, Clear: true}
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), calls.UpdateHRAWarmStatus, in).Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("cannot clear HRA warm status", "hra", s.Spec.Name, "error", err)
 		return
 	}

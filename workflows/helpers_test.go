@@ -10,6 +10,16 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/arcflow/arcflow/activities"
+)
+
+// Typed nil pointers name the activities the tests mock (OnActivity) by their
+// methods, so a mock of an activity that does not exist fails to compile.
+var (
+	kube          *activities.Kubernetes
+	gh            *activities.GitHub
+	temporalCalls *activities.Workflows
 )
 
 func converterFor() converter.DataConverter { return converter.GetDefaultDataConverter() }

@@ -26,7 +26,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -221,8 +221,8 @@ func (p *poolRun) busyRunners(ctx workflow.Context) map[string]bool {
 // no older than the call (a rollout's one question per template).
 func (p *poolRun) askBusy(ctx workflow.Context, names []string, fresh bool) (map[string]bool, error) {
 	busy := map[string]bool{}
-	in := activities.RunnerBusyInput{Scope: p.state.Spec.Scope, Names: names, Fresh: fresh}
-	err := workflow.ExecuteActivity(githubOptions(ctx), gh.RunnerBusy, in).Get(ctx, &busy)
+	in := calls.RunnerBusyInput{Scope: p.state.Spec.Scope, Names: names, Fresh: fresh}
+	err := workflow.ExecuteActivity(githubOptions(ctx), calls.RunnerBusy, in).Get(ctx, &busy)
 	return busy, err
 }
 
@@ -236,8 +236,8 @@ func (p *poolRun) podPhases(ctx workflow.Context) map[string]corev1.PodPhase {
 		}
 	}
 	var phases map[string]corev1.PodPhase
-	in := activities.RunnerPodPhasesInput{Namespace: p.state.Spec.Namespace, Pool: p.state.Spec.Name, Names: names}
-	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.RunnerPodPhases, in).Get(ctx, &phases); err != nil {
+	in := calls.RunnerPodPhasesInput{Namespace: p.state.Spec.Namespace, Pool: p.state.Spec.Name, Names: names}
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), calls.RunnerPodPhases, in).Get(ctx, &phases); err != nil {
 		workflow.GetLogger(ctx).Warn("cannot read runner pods; treating all as running", "pool", p.state.Spec.Name, "error", err)
 		phases = map[string]corev1.PodPhase{}
 		for _, n := range names {

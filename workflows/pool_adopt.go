@@ -6,7 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/api/v1alpha1"
 )
 
@@ -32,9 +32,9 @@ func (p *poolRun) adoptARCRunners(ctx workflow.Context) {
 		p.adoptARCRunnerSet(ctx)
 		return
 	}
-	var found []activities.ARCRunner
-	in := activities.ARCRunnersInput{Namespace: spec.Namespace, Kind: spec.Kind, Name: spec.Name}
-	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.ARCRunners, in).Get(ctx, &found); err != nil {
+	var found []calls.ARCRunner
+	in := calls.ARCRunnersInput{Namespace: spec.Namespace, Kind: spec.Kind, Name: spec.Name}
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), calls.ARCRunners, in).Get(ctx, &found); err != nil {
 		p.adoptionFailed(ctx, "look for runners ARC left", err)
 		return
 	}
@@ -50,7 +50,7 @@ func (p *poolRun) adoptionFailed(ctx workflow.Context, what string, err error) {
 
 // takeOverARCRunners makes each runner ARC left a runner workflow of the
 // pool, counted as its capacity.
-func (p *poolRun) takeOverARCRunners(ctx workflow.Context, found []activities.ARCRunner) {
+func (p *poolRun) takeOverARCRunners(ctx workflow.Context, found []calls.ARCRunner) {
 	if n := p.takeOver(ctx, found); len(n) > 0 {
 		p.events = append(p.events, fmt.Sprintf("Adopted: took over %d runner(s) ARC left: %s", len(n), strings.Join(n, ", ")))
 		workflow.GetLogger(ctx).Info("adopted ARC's runners", "pool", p.state.Spec.Name, "runners", n)
@@ -60,9 +60,9 @@ func (p *poolRun) takeOverARCRunners(ctx workflow.Context, found []activities.AR
 // takeOver makes each runner found a runner workflow of the pool, counted as
 // its capacity, and returns their names. A static runner of ARC's counts as
 // of another template (arcTemplateHash); an own runner keeps its pod's.
-func (p *poolRun) takeOver(ctx workflow.Context, found []activities.ARCRunner) []string {
+func (p *poolRun) takeOver(ctx workflow.Context, found []calls.ARCRunner) []string {
 	spec := p.state.Spec
-	byName := map[string]activities.ARCRunner{}
+	byName := map[string]calls.ARCRunner{}
 	var adopted []PoolRunner
 	var names []string
 	for _, r := range found {

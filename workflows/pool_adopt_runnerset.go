@@ -24,7 +24,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 )
 
 // adoptARCRunnerSetVersion marks pools of RunnerSets that take over ARC's
@@ -42,18 +42,18 @@ const arcVolumeHash = "arc"
 // runner workflows that hold their claims' slots until they end.
 func (p *poolRun) adoptARCRunnerSet(ctx workflow.Context) {
 	spec := p.state.Spec
-	in := activities.ARCRunnerSetInput{Namespace: spec.Namespace, Name: spec.Name}
+	in := calls.ARCRunnerSetInput{Namespace: spec.Namespace, Name: spec.Name}
 	if sts := spec.Runner.StatefulSet; sts != nil {
 		in.Templates = sts.VolumeClaimTemplates
 	}
-	var found activities.ARCRunnerSetRunners
-	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.ARCRunnerSet, in).Get(ctx, &found); err != nil {
+	var found calls.ARCRunnerSetRunners
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), calls.ARCRunnerSet, in).Get(ctx, &found); err != nil {
 		p.adoptionFailed(ctx, "look for runners ARC left", err)
 		return
 	}
 	if slots := p.state.adoptARCVolumes(found, workflow.Now(ctx)); len(slots) > 0 {
-		claims := activities.AdoptARCClaimsInput{Namespace: spec.Namespace, Pool: spec.Name, Owner: spec.Runner.Owner, Slots: slots}
-		if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.AdoptARCClaims, claims).Get(ctx, nil); err != nil {
+		claims := calls.AdoptARCClaimsInput{Namespace: spec.Namespace, Pool: spec.Name, Owner: spec.Runner.Owner, Slots: slots}
+		if err := workflow.ExecuteActivity(kubeOptions(ctx), calls.AdoptARCClaims, claims).Get(ctx, nil); err != nil {
 			// Unlabelled, the claims are not the pool's to mount or delete:
 			// leave them as ARC made them rather than lose track of them.
 			p.state.dropVolumes(slots)
@@ -75,9 +75,9 @@ func (p *poolRun) adoptARCRunnerSet(ctx workflow.Context) {
 // runner while that lives, free otherwise; of the RunnerSet's volume hash
 // where the claims match its templates, of arcVolumeHash where not. It
 // returns the new slots.
-func (s *PoolState) adoptARCVolumes(found activities.ARCRunnerSetRunners, now time.Time) []activities.VolumeSlotRef {
+func (s *PoolState) adoptARCVolumes(found calls.ARCRunnerSetRunners, now time.Time) []calls.VolumeSlotRef {
 	type held struct {
-		claims activities.ARCClaimSet
+		claims calls.ARCClaimSet
 		holder string
 	}
 	var sets []held
@@ -94,7 +94,7 @@ func (s *PoolState) adoptARCVolumes(found activities.ARCRunnerSetRunners, now ti
 	for _, v := range s.Volumes {
 		taken[v.Index] = true
 	}
-	var refs []activities.VolumeSlotRef
+	var refs []calls.VolumeSlotRef
 	index := 0
 	for _, set := range sets {
 		for taken[index] {
@@ -110,13 +110,13 @@ func (s *PoolState) adoptARCVolumes(found activities.ARCRunnerSetRunners, now ti
 			slot.FreeSince = now
 		}
 		s.Volumes = append(s.Volumes, slot)
-		refs = append(refs, activities.VolumeSlotRef{Index: index, Hash: hash, Claims: set.claims.Claims})
+		refs = append(refs, calls.VolumeSlotRef{Index: index, Hash: hash, Claims: set.claims.Claims})
 	}
 	return refs
 }
 
 // dropVolumes forgets slots without deleting their claims.
-func (s *PoolState) dropVolumes(slots []activities.VolumeSlotRef) {
+func (s *PoolState) dropVolumes(slots []calls.VolumeSlotRef) {
 	gone := map[int]bool{}
 	for _, r := range slots {
 		gone[r.Index] = true

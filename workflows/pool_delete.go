@@ -6,7 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 )
 
 // DefaultPoolDeletionGrace is how long a deleted pool waits for its busy
@@ -18,7 +18,7 @@ const DefaultPoolDeletionGrace = time.Hour
 
 // poolDeletionVersion marks pools that, once deleted, bound their wait for
 // busy runners, say so in an event, and remove the resource's finalizer
-// (activities.PoolFinalizer) when they are done. Pools deleted before it
+// (calls.PoolFinalizer) when they are done. Pools deleted before it
 // drain without a bound and leave the finalizer to the watcher.
 const poolDeletionVersion = "pool-deletion"
 
@@ -75,8 +75,8 @@ func (p *poolRun) forceDeletionAfterGrace(ctx workflow.Context) {
 	s.DeletionForced = true
 	var pending []workflow.Future
 	for _, r := range s.Runners {
-		ref := activities.PodRef{Namespace: s.Spec.Namespace, Name: r.Name, Kind: s.Spec.Kind, Pool: s.Spec.Name, PoolToken: true}
-		pending = append(pending, workflow.ExecuteActivity(kubeOptions(ctx), kube.DeleteRunnerPod, ref))
+		ref := calls.PodRef{Namespace: s.Spec.Namespace, Name: r.Name, Kind: s.Spec.Kind, Pool: s.Spec.Name, PoolToken: true}
+		pending = append(pending, workflow.ExecuteActivity(kubeOptions(ctx), calls.DeleteRunnerPod, ref))
 	}
 	for _, f := range pending {
 		if err := f.Get(ctx, nil); err != nil {
@@ -96,8 +96,8 @@ func (p *poolRun) releaseResource(ctx workflow.Context) {
 		return
 	}
 	s := &p.state
-	ref := activities.PoolResourceRef{Namespace: s.Spec.Namespace, Kind: s.Spec.Kind, Name: s.Spec.Name}
-	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.ReleasePoolResource, ref).Get(ctx, nil); err != nil {
+	ref := calls.PoolResourceRef{Namespace: s.Spec.Namespace, Kind: s.Spec.Kind, Name: s.Spec.Name}
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), calls.ReleasePoolResource, ref).Get(ctx, nil); err != nil {
 		// The watcher removes it too when it finds no pool workflow for a
 		// resource being deleted.
 		workflow.GetLogger(ctx).Warn("cannot remove the pool's finalizer", "pool", s.Spec.Name, "error", err)

@@ -7,7 +7,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -121,7 +121,7 @@ func (p *poolRun) rerunLostJobs(ctx workflow.Context) {
 	}
 	s.LostRunners = keptRunners
 	for _, signal := range signals {
-		err := workflow.ExecuteActivity(kubeOptions(ctx), temporalCalls.SignalWithStartWorkflow, signal.start).Get(ctx, nil)
+		err := workflow.ExecuteActivity(kubeOptions(ctx), calls.SignalWithStartWorkflow, signal.start).Get(ctx, nil)
 		if err != nil {
 			workflow.GetLogger(ctx).Error("cannot start a lost job's re-run", "workflow", signal.start.Start.ID, "error", err)
 			continue
@@ -131,7 +131,7 @@ func (p *poolRun) rerunLostJobs(ctx workflow.Context) {
 }
 
 type lostJobSignal struct {
-	start activities.WorkflowSignalStart
+	start calls.WorkflowSignalStart
 	event string
 }
 
@@ -141,9 +141,9 @@ func (p *poolRun) rerunSignal(f FailedJob, lost LostRunner, now time.Time) lostJ
 	job := fmt.Sprintf("job %q (%d) of %s run %d", f.JobName, f.JobID, f.Repository, f.RunID)
 	in, _ := json.Marshal(RerunInput{Repository: f.Repository, RunID: f.RunID, JobName: f.JobName}) // plain data: cannot fail
 	arg, _ := json.Marshal(JobLost{JobID: f.JobID, RunAttempt: f.RunAttempt, Runner: f.Runner, Cause: lost.Cause, Limit: spec.RerunLostJobs,
-		Pool: activities.PoolResourceRef{Namespace: spec.Namespace, Kind: spec.Kind, Name: spec.Name}, Credentials: spec.Scope.Credentials, At: now})
-	return lostJobSignal{start: activities.WorkflowSignalStart{
-		Start: activities.WorkflowStart{ID: id, Type: "RerunWorkflow", TaskQueue: contract.TaskQueue, Input: in,
+		Pool: calls.PoolResourceRef{Namespace: spec.Namespace, Kind: spec.Kind, Name: spec.Name}, Credentials: spec.Scope.Credentials, At: now})
+	return lostJobSignal{start: calls.WorkflowSignalStart{
+		Start: calls.WorkflowStart{ID: id, Type: "RerunWorkflow", TaskQueue: contract.TaskQueue, Input: in,
 			Memo: map[string]any{"job": job, "pool": spec.Kind + " " + spec.Namespace + "/" + spec.Name},
 			Keywords: map[string]string{contract.SearchAttrKind.GetName(): "rerun", contract.SearchAttrPool.GetName(): spec.Namespace + "/" + spec.Name,
 				contract.SearchAttrRunnerName.GetName(): f.Runner, contract.SearchAttrScope.GetName(): spec.Scope.String()}},

@@ -6,7 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 )
 
 // rebuildVersion marks pools that take over, when they first start, the
@@ -26,9 +26,9 @@ const rebuildVersion = "rebuild-own-runners"
 // runs (the pool's own was terminated) keeps it: the start finds it running.
 func (p *poolRun) adoptOwnRunners(ctx workflow.Context) {
 	spec := p.state.Spec
-	var found []activities.ARCRunner
-	in := activities.ARCRunnersInput{Namespace: spec.Namespace, Kind: spec.Kind, Name: spec.Name}
-	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.OwnRunners, in).Get(ctx, &found); err != nil {
+	var found []calls.ARCRunner
+	in := calls.ARCRunnersInput{Namespace: spec.Namespace, Kind: spec.Kind, Name: spec.Name}
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), calls.OwnRunners, in).Get(ctx, &found); err != nil {
 		p.adoptionFailed(ctx, "look for the pool's runners in the cluster", err)
 		return
 	}
@@ -48,7 +48,7 @@ func (p *poolRun) adoptOwnRunners(ctx workflow.Context) {
 // token, from one read of the scope's runner list: a registered one is then
 // Idle (or busy) from the start, not waiting for its registration. When the
 // list cannot be read, they wait for their registration as new runners do.
-func (p *poolRun) learnRunnerIDs(ctx workflow.Context, found []activities.ARCRunner) {
+func (p *poolRun) learnRunnerIDs(ctx workflow.Context, found []calls.ARCRunner) {
 	var names []string
 	for _, r := range found {
 		if r.RunnerID == 0 && !r.Pod.Exited() {
@@ -59,8 +59,8 @@ func (p *poolRun) learnRunnerIDs(ctx workflow.Context, found []activities.ARCRun
 		return
 	}
 	var ids map[string]int64
-	in := activities.RunnerBusyInput{Scope: p.state.Spec.Scope, Names: names}
-	if err := workflow.ExecuteActivity(githubOptions(ctx), gh.RunnerIDs, in).Get(ctx, &ids); err != nil {
+	in := calls.RunnerBusyInput{Scope: p.state.Spec.Scope, Names: names}
+	if err := workflow.ExecuteActivity(githubOptions(ctx), calls.RunnerIDs, in).Get(ctx, &ids); err != nil {
 		workflow.GetLogger(ctx).Warn("cannot tell which runners taken over are registered; each looks itself up", "pool", p.state.Spec.Name, "error", err)
 		return
 	}

@@ -7,7 +7,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -33,14 +33,14 @@ func (p *poolRun) startRunners(ctx workflow.Context, runners []PoolRunner) {
 // startRunnersWith starts runner workflows in one activity, each with its input.
 func (p *poolRun) startRunnersWith(ctx workflow.Context, runners []PoolRunner, inputOf func(PoolRunner) RunnerInput) {
 	spec := p.state.Spec
-	starts := make([]activities.WorkflowStart, 0, len(runners))
+	starts := make([]calls.WorkflowStart, 0, len(runners))
 	for _, r := range runners {
 		in := inputOf(r)
 		input, err := json.Marshal(in)
 		if err != nil { // RunnerInput is plain data; this cannot fail
 			panic(err)
 		}
-		start := activities.WorkflowStart{
+		start := calls.WorkflowStart{
 			ID: contract.RunnerWorkflowID(spec.Namespace, r.Name), Type: "RunnerWorkflow", TaskQueue: contract.TaskQueue, Input: input,
 			Memo:     contract.RunnerMemo(spec.Namespace, r.Name, spec.Kind, spec.Name, spec.Scope.String()),
 			Keywords: runnerKeywords(spec, r.Name, publishedAtStart(in.Revision)), TaskTimeout: RunnerTaskTimeout,
@@ -55,13 +55,13 @@ func (p *poolRun) startRunnersWith(ctx workflow.Context, runners []PoolRunner, i
 		}
 		starts = append(starts, start)
 	}
-	batches := [][]activities.WorkflowStart{starts}
+	batches := [][]calls.WorkflowStart{starts}
 	if len(starts) > 1 && workflow.GetVersion(ctx, startBatchesVersion, workflow.DefaultVersion, 1) >= 1 {
 		batches = startBatches(starts, maxStartBatchBytes)
 	}
 	i := 0
 	for _, batch := range batches {
-		started := workflow.ExecuteActivity(kubeOptions(ctx), temporalCalls.StartWorkflows, batch)
+		started := workflow.ExecuteActivity(kubeOptions(ctx), calls.StartWorkflows, batch)
 		for range batch {
 			p.starting = append(p.starting, pendingStart{name: runners[i].Name, started: started})
 			i++
@@ -83,9 +83,9 @@ const maxStartBatchBytes = 256 << 10
 
 // startBatches splits starts, in order, into batches whose inputs add up to
 // at most limit bytes each (a start larger than limit is a batch of its own).
-func startBatches(starts []activities.WorkflowStart, limit int) [][]activities.WorkflowStart {
-	var batches [][]activities.WorkflowStart
-	var batch []activities.WorkflowStart
+func startBatches(starts []calls.WorkflowStart, limit int) [][]calls.WorkflowStart {
+	var batches [][]calls.WorkflowStart
+	var batch []calls.WorkflowStart
 	size := 0
 	for _, s := range starts {
 		n := s.Size()

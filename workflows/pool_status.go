@@ -7,7 +7,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 )
 
 // DefaultPoolStatusInterval is how often at most a pool writes a change of its
@@ -51,8 +51,8 @@ func (p *poolRun) writeStatus(ctx workflow.Context, plan PoolPlan) {
 			return
 		}
 	}
-	in := activities.PoolStatusInput{Namespace: s.Spec.Namespace, Kind: s.Spec.Kind, Name: s.Spec.Name, Status: status, Events: p.events}
-	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.UpdatePoolStatus, in).Get(ctx, nil); err != nil {
+	in := calls.PoolStatusInput{Namespace: s.Spec.Namespace, Kind: s.Spec.Kind, Name: s.Spec.Name, Status: status, Events: p.events}
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), calls.UpdatePoolStatus, in).Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("cannot write pool status", "pool", s.Spec.Name, "error", err)
 		return
 	}

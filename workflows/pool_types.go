@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/github/registry"
 )
@@ -23,7 +23,7 @@ type PoolSpec struct {
 	// TemplateHash changes when the runner template changes; a new hash rolls the pool.
 	TemplateHash string
 	// Runner is the template of every runner; its Name is filled per runner.
-	Runner        activities.RunnerPodInput
+	Runner        calls.RunnerPodInput
 	RunnerTimings RunnerTimings `json:",omitempty"`
 	// RegistrationOnly keeps one registered, offline runner while the pool is at
 	// zero (opt-in, seed 001).
@@ -187,7 +187,7 @@ func (s *PoolState) Demand() int {
 }
 
 // PoolStatus is written back to the custom resource's status.
-type PoolStatus = activities.PoolStatus
+type PoolStatus = calls.PoolStatus
 
 // hasRunner says whether a runner of that name is the pool's.
 func (s *PoolState) hasRunner(name string) bool {

@@ -17,7 +17,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 )
 
 // DefaultVolumeIdleTimeout is how long a free volume slot is kept.
@@ -39,7 +39,7 @@ type VolumeSlot struct {
 
 // acquireVolume gives runner the lowest free slot of the current templates, or
 // a new one at the lowest index not taken.
-func (s *PoolState) acquireVolume(runner string) activities.VolumeSlotRef {
+func (s *PoolState) acquireVolume(runner string) calls.VolumeSlotRef {
 	hash := s.Spec.VolumeHash
 	best := -1
 	for i, v := range s.Volumes {
@@ -64,14 +64,14 @@ func (s *PoolState) acquireVolume(runner string) activities.VolumeSlotRef {
 		best = len(s.Volumes) - 1
 	}
 	s.Volumes[best].Holder = runner
-	return activities.VolumeSlotRef{Index: s.Volumes[best].Index, Hash: hash, Claims: s.Volumes[best].Claims}
+	return calls.VolumeSlotRef{Index: s.Volumes[best].Index, Hash: hash, Claims: s.Volumes[best].Claims}
 }
 
 // volumeOf is the slot runner holds, if any.
-func (s *PoolState) volumeOf(runner string) *activities.VolumeSlotRef {
+func (s *PoolState) volumeOf(runner string) *calls.VolumeSlotRef {
 	for _, v := range s.Volumes {
 		if v.Holder == runner {
-			return &activities.VolumeSlotRef{Index: v.Index, Hash: v.Hash, Claims: v.Claims}
+			return &calls.VolumeSlotRef{Index: v.Index, Hash: v.Hash, Claims: v.Claims}
 		}
 	}
 	return nil
@@ -111,7 +111,7 @@ func (p *poolRun) tendVolumes(ctx workflow.Context) time.Time {
 	if idle <= 0 {
 		idle = DefaultVolumeIdleTimeout
 	}
-	var due []activities.VolumeSlotRef
+	var due []calls.VolumeSlotRef
 	var next time.Time
 	kept := s.Volumes[:0]
 	for _, v := range s.Volumes {
@@ -119,7 +119,7 @@ func (p *poolRun) tendVolumes(ctx workflow.Context) time.Time {
 		switch {
 		case v.Holder != "":
 		case s.Deleting || v.Hash != s.Spec.VolumeHash || !now.Before(expires):
-			due = append(due, activities.VolumeSlotRef{Index: v.Index, Hash: v.Hash})
+			due = append(due, calls.VolumeSlotRef{Index: v.Index, Hash: v.Hash})
 			continue
 		case next.IsZero() || expires.Before(next):
 			next = expires
@@ -131,8 +131,8 @@ func (p *poolRun) tendVolumes(ctx workflow.Context) time.Time {
 		return next
 	}
 	sort.Slice(due, func(i, j int) bool { return due[i].Index < due[j].Index })
-	in := activities.DeleteVolumesInput{Namespace: s.Spec.Namespace, Pool: s.Spec.Name, Slots: due}
-	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.DeleteVolumes, in).Get(ctx, nil); err != nil {
+	in := calls.DeleteVolumesInput{Namespace: s.Spec.Namespace, Pool: s.Spec.Name, Slots: due}
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), calls.DeleteVolumes, in).Get(ctx, nil); err != nil {
 		// The RunnerSet owns the claims: deleting it still removes them.
 		workflow.GetLogger(ctx).Warn("cannot delete volume claims", "pool", s.Spec.Name, "error", err)
 	}

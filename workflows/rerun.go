@@ -19,7 +19,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -49,7 +49,7 @@ func RerunWorkflow(ctx workflow.Context, in RerunInput) (RerunState, error) {
 		lost := *r.state.Pending
 		outcome, message := r.handle(ctx, lost)
 		r.state.Outcomes = append(r.state.Outcomes, outcome)
-		if outcome == activities.RerunDone || outcome == activities.RerunAlready {
+		if outcome == calls.RerunDone || outcome == calls.RerunAlready {
 			// Already: this workflow's own earlier try whose answer was lost
 			// (a worker killed mid-call), or a person's: the job was re-run.
 			r.state.Reruns++
@@ -125,10 +125,10 @@ func (r *rerunRun) awaitLoss(ctx workflow.Context, d time.Duration) {
 // done, and says what came of it.
 func (r *rerunRun) handle(ctx workflow.Context, lost JobLost) (outcome, message string) {
 	if lost.Limit <= 0 {
-		return activities.RerunLimitReached, "re-runs are off for this pool"
+		return calls.RerunLimitReached, "re-runs are off for this pool"
 	}
 	if r.state.Reruns >= lost.Limit {
-		return activities.RerunLimitReached, fmt.Sprintf("re-run %d time(s) already, the pool's limit (%s)", r.state.Reruns, "arcflow.dev/rerun-lost-jobs")
+		return calls.RerunLimitReached, fmt.Sprintf("re-run %d time(s) already, the pool's limit (%s)", r.state.Reruns, "arcflow.dev/rerun-lost-jobs")
 	}
 	r.setPhase(ctx, RerunPhaseWaiting)
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -138,13 +138,13 @@ func (r *rerunRun) handle(ctx workflow.Context, lost JobLost) (outcome, message 
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute},
 	})
 	for {
-		var out activities.RerunLostJobOutput
-		in := activities.RerunLostJobInput{Credentials: lost.Credentials, Repository: r.in.Repository, RunID: r.in.RunID,
+		var out calls.RerunLostJobOutput
+		in := calls.RerunLostJobInput{Credentials: lost.Credentials, Repository: r.in.Repository, RunID: r.in.RunID,
 			JobID: lost.JobID, RunAttempt: lost.RunAttempt}
-		if err := workflow.ExecuteActivity(actx, gh.RerunLostJob, in).Get(ctx, &out); err != nil {
-			return activities.RerunRefused, "GitHub did not answer: " + err.Error()
+		if err := workflow.ExecuteActivity(actx, calls.RerunLostJob, in).Get(ctx, &out); err != nil {
+			return calls.RerunRefused, "GitHub did not answer: " + err.Error()
 		}
-		if out.Outcome != activities.RerunWaiting {
+		if out.Outcome != calls.RerunWaiting {
 			return out.Outcome, out.Message
 		}
 		r.state.Polls++
@@ -159,11 +159,11 @@ func (r *rerunRun) report(ctx workflow.Context, lost JobLost, outcome, message s
 		r.in.JobName, lost.JobID, r.in.Repository, r.in.RunID, lost.RunAttempt, lost.Runner, lost.Cause)
 	text := job + ": "
 	switch outcome {
-	case activities.RerunDone:
+	case calls.RerunDone:
 		text += fmt.Sprintf("re-run (%d of at most %d)", r.state.Reruns, lost.Limit)
-	case activities.RerunAlready:
+	case calls.RerunAlready:
 		text += fmt.Sprintf("re-run (%d of at most %d; the run had its new attempt already: an earlier try of this call, or a person)", r.state.Reruns, lost.Limit)
-	case activities.RerunNoPermission:
+	case calls.RerunNoPermission:
 		text += "not re-run: the GitHub credentials lack actions: write (" + message + ")"
 	default:
 		text += "not re-run: " + message
@@ -171,7 +171,7 @@ func (r *rerunRun) report(ctx workflow.Context, lost JobLost, outcome, message s
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 30 * time.Second, HeartbeatTimeout: ActivityHeartbeatTimeout, RetryPolicy: callRetry(),
 	})
-	err := workflow.ExecuteActivity(actx, kube.ReportLostJob, activities.LostJobReport{Pool: lost.Pool, Cause: lost.Cause, Outcome: outcome, Message: text}).Get(ctx, nil)
+	err := workflow.ExecuteActivity(actx, calls.ReportLostJob, calls.LostJobReport{Pool: lost.Pool, Cause: lost.Cause, Outcome: outcome, Message: text}).Get(ctx, nil)
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("cannot report a lost job", "job", lost.JobID, "error", err)
 	}

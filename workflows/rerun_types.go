@@ -3,7 +3,7 @@ package workflows
 import (
 	"time"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 )
 
 // FailedJob is a job that completed failed or cancelled on a runner, as its
@@ -36,7 +36,7 @@ type JobLost struct {
 	Cause      string
 	// Limit is how many re-runs the pool allows each job (PoolSpec.RerunLostJobs).
 	Limit       int
-	Pool        activities.PoolResourceRef
+	Pool        calls.PoolResourceRef
 	Credentials string    `json:",omitempty"`
 	At          time.Time `json:",omitzero"`
 }
@@ -84,7 +84,7 @@ type RerunState struct {
 	Lost []JobLost
 	// Pending is the loss being handled, nil while watching.
 	Pending *JobLost `json:",omitempty"`
-	// Outcomes lists what came of each loss (activities.Rerun*), in order.
+	// Outcomes lists what came of each loss (calls.Rerun*), in order.
 	Outcomes []string `json:",omitempty"`
 	// WatchUntil is when the workflow ends if no loss comes.
 	WatchUntil time.Time `json:",omitzero"`

@@ -28,7 +28,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -148,9 +148,9 @@ func (r *runnerRun) create(ctx workflow.Context) error {
 	if r.waitUntilRetryAt(ctx) {
 		return nil
 	}
-	var out activities.RunnerPodOutput
-	err := r.call(ctx, kube.EnsureRunnerPod, r.in.Pod).Get(ctx, &out)
-	if reset, limited := activities.RateLimitReset(err); limited {
+	var out calls.RunnerPodOutput
+	err := r.call(ctx, calls.EnsureRunnerPod, r.in.Pod).Get(ctx, &out)
+	if reset, limited := calls.RateLimitReset(err); limited {
 		r.state.RetryAt = reset
 		return nil
 	}
@@ -362,7 +362,7 @@ func (r *runnerRun) awaitStopOrExit(ctx workflow.Context) {
 func (r *runnerRun) holdRegistration(ctx workflow.Context) error {
 	if !r.state.PodReleased {
 		ref := r.podRef()
-		if err := r.call(ctx, kube.DeleteRunnerPod, ref).Get(ctx, nil); err != nil {
+		if err := r.call(ctx, calls.DeleteRunnerPod, ref).Get(ctx, nil); err != nil {
 			return err
 		}
 		r.state.PodReleased = true
@@ -425,10 +425,3 @@ func callRetry() *temporal.RetryPolicy {
 }
 
 func githubOptions(ctx workflow.Context) workflow.Context { return kubeOptions(ctx) }
-
-// Typed nil pointers give compile-checked activity references.
-var (
-	kube          *activities.Kubernetes
-	gh            *activities.GitHub
-	temporalCalls *activities.Workflows
-)

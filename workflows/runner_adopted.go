@@ -3,7 +3,7 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 )
 
 // takeOver starts the life of a runner ARC left, or of one of arcflow's own
@@ -41,8 +41,8 @@ func (r *runnerRun) takeOver(ctx workflow.Context) {
 // When it cannot be read, the pool's listing stands, and the watcher's next
 // update corrects it.
 func (r *runnerRun) refreshPod(ctx workflow.Context) {
-	var now activities.PodState
-	if err := workflow.ExecuteActivity(kubeOptions(ctx), kube.GetRunnerPod, r.podRef()).Get(ctx, &now); err != nil {
+	var now calls.PodState
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), calls.GetRunnerPod, r.podRef()).Get(ctx, &now); err != nil {
 		workflow.GetLogger(ctx).Warn("cannot read the pod of a runner taken over", "runner", r.in.Pod.Name, "error", err)
 		return
 	}

@@ -6,7 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -60,8 +60,8 @@ func (r *runnerRun) signalPool(ctx workflow.Context, name string, arg any) {
 		if marshalErr != nil { // plain data; this cannot fail
 			panic(marshalErr)
 		}
-		signal := activities.WorkflowSignal{WorkflowID: r.in.PoolWorkflowID, Name: name, Arg: encoded}
-		err = workflow.ExecuteLocalActivity(localOptions(ctx), temporalCalls.SignalWorkflow, signal).Get(ctx, nil)
+		signal := calls.WorkflowSignal{WorkflowID: r.in.PoolWorkflowID, Name: name, Arg: encoded}
+		err = workflow.ExecuteLocalActivity(localOptions(ctx), calls.SignalWorkflow, signal).Get(ctx, nil)
 	} else {
 		err = workflow.SignalExternalWorkflow(ctx, r.in.PoolWorkflowID, "", name, arg).Get(ctx, nil)
 	}
@@ -86,7 +86,7 @@ func (r *runnerRun) publishPhase(ctx workflow.Context) {
 }
 
 // podRef names the runner's pod for deletion.
-func (r *runnerRun) podRef() activities.PodRef {
-	return activities.PodRef{Namespace: r.in.Pod.Namespace, Name: r.in.Pod.Name, UID: r.state.Pod.UID, Kind: r.in.Pod.Kind,
+func (r *runnerRun) podRef() calls.PodRef {
+	return calls.PodRef{Namespace: r.in.Pod.Namespace, Name: r.in.Pod.Name, UID: r.state.Pod.UID, Kind: r.in.Pod.Kind,
 		JobPods: r.in.Pod.Spec.ContainerMode == "kubernetes", ARC: r.in.Adopted != nil && !r.in.Adopted.Own, PoolToken: r.state.PoolToken, Pool: r.in.Pod.Pool}
 }

@@ -1,10 +1,10 @@
 package workflows
 
-import "github.com/arcflow/arcflow/activities"
+import "github.com/arcflow/arcflow/activities/calls"
 
 // lossCause says what took the runner away, when it was not arcflow and not
 // the runner itself: its pod went or failed without a stop, and Kubernetes
-// recorded why (activities.LossCause), or it was deleted with no reason given.
+// recorded why (calls.LossCause), or it was deleted with no reason given.
 func (r *runnerRun) lossCause() string {
 	if r.state.StopRequested || r.in.RegistrationOnly {
 		return ""
@@ -19,9 +19,9 @@ func (r *runnerRun) lossCause() string {
 	case pod.Cause != "":
 		return pod.Cause
 	case pod.Phase == "Failed":
-		return activities.CauseRunnerDied
+		return calls.CauseRunnerDied
 	case !pod.Exists || pod.Deleting:
-		return activities.CausePodDeleted
+		return calls.CausePodDeleted
 	}
 	return ""
 }

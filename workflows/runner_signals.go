@@ -5,7 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -14,7 +14,7 @@ var timeZero time.Time
 // listen adds the pod and stop signal channels to a selector.
 func (r *runnerRun) listen(ctx workflow.Context, sel workflow.Selector) {
 	sel.AddReceive(r.podSignals, func(c workflow.ReceiveChannel, _ bool) {
-		var pod activities.PodState
+		var pod calls.PodState
 		c.Receive(ctx, &pod)
 		r.onPod(ctx, pod)
 	})
@@ -41,7 +41,7 @@ func (r *runnerRun) onJobStarted(started contract.JobStarted) {
 
 // onPod records a pod change. Signals are idempotent: a resource version already
 // seen, or a pod with another UID (an older pod of the same name), changes nothing.
-func (r *runnerRun) onPod(ctx workflow.Context, pod activities.PodState) {
+func (r *runnerRun) onPod(ctx workflow.Context, pod calls.PodState) {
 	cur := r.state.Pod
 	if pod.UID != "" && cur.UID != "" && pod.UID != cur.UID {
 		return
@@ -78,7 +78,7 @@ func (r *runnerRun) onStop(ctx workflow.Context, stop StopRequest) {
 // drainSignals applies every buffered signal before continue-as-new, so none is lost.
 func (r *runnerRun) drainSignals(ctx workflow.Context) {
 	for {
-		var pod activities.PodState
+		var pod calls.PodState
 		if !r.podSignals.ReceiveAsync(&pod) {
 			break
 		}

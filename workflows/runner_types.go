@@ -3,7 +3,7 @@ package workflows
 import (
 	"time"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/github/registry"
 )
 
@@ -39,7 +39,7 @@ const (
 
 // RunnerInput starts a runner workflow.
 type RunnerInput struct {
-	Pod       activities.RunnerPodInput
+	Pod       calls.RunnerPodInput
 	Scope     registry.Scope
 	Ephemeral bool
 	// PoolWorkflowID receives a runner-done signal when the runner ends; empty for
@@ -52,7 +52,7 @@ type RunnerInput struct {
 	RegistrationOnly bool `json:",omitempty"`
 	// Adopted, when set, is the runner ARC left that this workflow takes over:
 	// it creates no pod, and its end removes ARC's objects too.
-	Adopted *activities.ARCRunner `json:",omitempty"`
+	Adopted *calls.ARCRunner `json:",omitempty"`
 	// PatientRegistration: the pool hears from deliveries when this runner
 	// takes a job, which tells it that the runner registered, so the runner's
 	// own registration checks may read a list of the scope's runners up to
@@ -187,7 +187,7 @@ type RunnerState struct {
 	// UnschedulableSince is when the pod was first reported unschedulable, zero
 	// while it is not.
 	UnschedulableSince time.Time `json:",omitempty"`
-	Pod                activities.PodState
+	Pod                calls.PodState
 	// PoolToken: the pod reads the pool's token Secret, so deleting the runner
 	// deletes no Secret of its own.
 	PoolToken bool `json:",omitempty"`
@@ -230,7 +230,7 @@ type RunnerDone struct {
 	NeverStarted bool `json:",omitempty"`
 	// Cause says what took the runner away when infrastructure did (its pod
 	// deleted by someone else, evicted, its node lost, its container
-	// OOM-killed: activities.Cause*); empty when the runner ended by itself
+	// OOM-killed: calls.Cause*); empty when the runner ended by itself
 	// or was stopped. A busy runner's job is then lost (pool_lost.go).
 	Cause string `json:",omitempty"`
 }

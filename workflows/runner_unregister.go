@@ -3,7 +3,7 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 )
 
 // unregister removes the runner from GitHub before its pod is deleted.
@@ -26,14 +26,14 @@ func (r *runnerRun) unregister(ctx workflow.Context) error {
 	}
 
 	r.state.RemoveAttempts++
-	in := activities.RemoveRunnerInput{Scope: r.in.Scope, Name: r.in.Pod.Name, ID: r.state.RunnerID}
-	err := r.call(ctx, gh.RemoveRunner, in).Get(ctx, nil)
-	if reset, limited := activities.RateLimitReset(err); limited {
+	in := calls.RemoveRunnerInput{Scope: r.in.Scope, Name: r.in.Pod.Name, ID: r.state.RunnerID}
+	err := r.call(ctx, calls.RemoveRunner, in).Get(ctx, nil)
+	if reset, limited := calls.RateLimitReset(err); limited {
 		r.state.RetryAt = reset
 		return nil
 	}
 	switch {
-	case activities.IsErrorType(err, activities.ErrTypeRunnerBusy):
+	case calls.IsErrorType(err, calls.ErrTypeRunnerBusy):
 		r.setPhase(ctx, PhaseBusy)
 		if r.state.Pod.Exited() || !r.in.Ephemeral {
 			r.state.RetryAt = workflow.Now(ctx).Add(r.timings.BusyRetry)
@@ -79,7 +79,7 @@ func (r *runnerRun) awaitBusyRunner(ctx workflow.Context) {
 
 func (r *runnerRun) deletePod(ctx workflow.Context) error {
 	ref := r.podRef()
-	if err := r.call(ctx, kube.DeleteRunnerPod, ref).Get(ctx, nil); err != nil {
+	if err := r.call(ctx, calls.DeleteRunnerPod, ref).Get(ctx, nil); err != nil {
 		r.awaitDeletionRetry(ctx, err)
 		return nil
 	}
@@ -101,10 +101,10 @@ func (r *runnerRun) deletePod(ctx workflow.Context) error {
 // shared list; fresh reads it now, for the checks around deleting a pod of a
 // runner not listed yet, which must not leave a registration behind.
 func (r *runnerRun) findRunner(ctx workflow.Context, fresh bool) (bool, error) {
-	var out activities.FindRunnerOutput
-	in := activities.FindRunnerInput{Scope: r.in.Scope, Name: r.in.Pod.Name, Fresh: fresh, Patient: !fresh && r.patient(ctx)}
-	err := r.call(ctx, gh.FindRunner, in).Get(ctx, &out)
-	if reset, limited := activities.RateLimitReset(err); limited {
+	var out calls.FindRunnerOutput
+	in := calls.FindRunnerInput{Scope: r.in.Scope, Name: r.in.Pod.Name, Fresh: fresh, Patient: !fresh && r.patient(ctx)}
+	err := r.call(ctx, calls.FindRunner, in).Get(ctx, &out)
+	if reset, limited := calls.RateLimitReset(err); limited {
 		r.state.RetryAt = reset
 		return false, err
 	}

@@ -14,10 +14,10 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/arcflow/arcflow/internal/buildtags"
 	"github.com/arcflow/arcflow/sim"
 	"github.com/arcflow/arcflow/sim/fakegithub"
 	"github.com/arcflow/arcflow/sim/localstack"
+	"github.com/arcflow/arcflow/tools/buildtags"
 )
 
 // WebhookSecret signs the simulated deliveries.

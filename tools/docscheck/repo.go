@@ -45,7 +45,7 @@ var (
 
 // kubeNameSources are the packages whose arcflow.dev/ labels and annotations
 // arcflow reads or sets.
-var kubeNameSources = []string{"api/v1alpha1/*.go", "activities/*.go", "workflows/*.go", "worker/*.go", "webhook/*.go"}
+var kubeNameSources = []string{"api/v1alpha1/*.go", "activities/*.go", "activities/calls/*.go", "workflows/*.go", "worker/*.go", "webhook/*.go"}
 
 // metricSources are the packages of the shipped binaries that register
 // Prometheus metrics.

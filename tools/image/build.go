@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 
-	"github.com/arcflow/arcflow/internal/buildtags"
+	"github.com/arcflow/arcflow/tools/buildtags"
 )
 
 // Options chooses what Build builds and where.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/arcflow/arcflow/internal/buildtags"
+	"github.com/arcflow/arcflow/tools/buildtags"
 )
 
 // instruction is one Dockerfile instruction with its continuation lines joined.

@@ -1,4 +1,4 @@
-package activities
+package calls
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -46,7 +46,7 @@ func LossCause(pod *corev1.Pod) string {
 		return CausePreempted
 	}
 	for _, c := range pod.Status.ContainerStatuses {
-		if c.Name != runnerContainerName || c.State.Terminated == nil {
+		if c.Name != RunnerContainerName || c.State.Terminated == nil {
 			continue
 		}
 		switch exit := c.State.Terminated; {
