@@ -59,17 +59,8 @@ func run(ctx context.Context, out, platformList, version, caBundle string) error
 	if err != nil {
 		return err
 	}
-	fmt.Printf("OCI layout  %s\nindex       %s\n", res.Layout, res.IndexDigest)
-	for _, img := range res.Images {
-		if err := image.Verify(img.Image, img.Platform, meta); err != nil {
-			return fmt.Errorf("the %s image is not what arcflow ships: %w", img.Platform, err)
-		}
-		tarPath := filepath.Join(out, "arcflow-"+strings.ReplaceAll(string(img.Platform), "/", "-")+".tar")
-		if err := image.WriteDockerTarball(tarPath, img.Image, meta.Version); err != nil {
-			return err
-		}
-		fmt.Printf("%-11s %s  %.1f MB compressed  docker load -i %s\n",
-			img.Platform, img.Digest, float64(img.CompressedSize)/1e6, tarPath)
+	if err := writeImages(res, meta, out, "arcflow", image.Tag(meta.Version), image.Verify); err != nil {
+		return err
 	}
 	fmt.Printf("verified    user %s, entrypoint %v, labels; files: /etc/passwd, /etc/group, %s, %s, %s and their directories\n",
 		image.User, image.Entrypoint, image.CABundlePath, image.BinaryPath, image.WebhookBinaryPath)

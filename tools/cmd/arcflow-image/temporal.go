@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/arcflow/arcflow/tools/image"
 )
@@ -32,17 +31,8 @@ func runTemporal(ctx context.Context, out, platformList, version, caBundle strin
 	if err != nil {
 		return err
 	}
-	fmt.Printf("OCI layout  %s\nindex       %s\n", res.Layout, res.IndexDigest)
-	for _, img := range res.Images {
-		if err := image.VerifyTemporal(img.Image, img.Platform, meta); err != nil {
-			return fmt.Errorf("the %s Temporal image is not what arcflow ships: %w", img.Platform, err)
-		}
-		tarPath := filepath.Join(out, "arcflow-temporal-"+strings.ReplaceAll(string(img.Platform), "/", "-")+".tar")
-		if err := image.WriteDockerTarballAs(tarPath, img.Image, image.TemporalTag(meta.Version)); err != nil {
-			return err
-		}
-		fmt.Printf("%-11s %s  %.1f MB compressed  docker load -i %s\n",
-			img.Platform, img.Digest, float64(img.CompressedSize)/1e6, tarPath)
+	if err := writeImages(res, meta, out, "arcflow-temporal", image.TemporalTag(meta.Version), image.VerifyTemporal); err != nil {
+		return err
 	}
 	fmt.Printf("verified    user %s, entrypoint %v, labels; files: /etc/passwd, /etc/group, %s, %s and their directories\n",
 		image.User, image.TemporalEntrypoint, image.CABundlePath, image.TemporalBinaryPath)
