@@ -2,7 +2,7 @@
 # Runs every Go test: the e2e package in E2E_SHARDS processes side by side,
 # each with a local stack of its own, beside the other packages. The e2e tests
 # spend most of their time waiting on timers and jobs, not on the CPU, so four
-# shards take the e2e part from about 17 minutes (two) to about 11 on two cores.
+# shards take `make test` from about 19 minutes (two) to about 15 on two cores.
 #
 #   scripts/test.sh            everything (make test)
 #   scripts/test.sh e2e        the full-stack packages only, ./test/... (make e2e)
