@@ -13,6 +13,8 @@ type RunnerRegistry interface {
 	// SharedRunners is the scope's runner list shared by the whole process,
 	// read at most once per the client's runner-list interval.
 	SharedRunners(ctx context.Context, scope github.Scope) ([]github.Runner, error)
+	// FreshRunners is the list read now; it becomes the shared one.
+	FreshRunners(ctx context.Context, scope github.Scope) ([]github.Runner, error)
 	FindRunner(ctx context.Context, scope github.Scope, name string) (github.Runner, bool, error)
 	FindRunnerFresh(ctx context.Context, scope github.Scope, name string) (github.Runner, bool, error)
 	FindRunnerPatient(ctx context.Context, scope github.Scope, name string) (github.Runner, bool, error)
@@ -80,18 +82,7 @@ func (g *GitHub) RemoveRunner(ctx context.Context, in RemoveRunnerInput) (Remove
 // within the interval. A flag that is stale only orders the pool's choice of
 // runners to stop: RemoveRunner's 422 keeps a runner that took a job since.
 func (g *GitHub) RunnerBusy(ctx context.Context, in RunnerBusyInput) (map[string]bool, error) {
-	if in.Fresh && len(in.Names) > 0 {
-		registry, err := g.registry(ctx, in.Scope)
-		if err != nil {
-			return nil, err
-		}
-		// A fresh lookup of one name reads the whole list now and makes it
-		// the scope's shared one, which the read below then uses.
-		if _, _, err := registry.FindRunnerFresh(github.WithPurpose(ctx, "fresh"), in.Scope, in.Names[0]); err != nil {
-			return nil, githubError(fmt.Errorf("list runners of %s: %w", in.Scope, err))
-		}
-	}
-	listed, err := g.listedRunners(github.WithPurpose(ctx, "busy"), in)
+	listed, err := g.listedRunners(ctx, in, "busy")
 	if err != nil {
 		return nil, err
 	}
@@ -104,13 +95,18 @@ func (g *GitHub) RunnerBusy(ctx context.Context, in RunnerBusyInput) (map[string
 	return busy, nil
 }
 
-// listedRunners are the named runners the scope's shared list holds, by name.
-func (g *GitHub) listedRunners(ctx context.Context, in RunnerBusyInput) (map[string]github.Runner, error) {
+// listedRunners are the named runners the scope's shared list holds, by name;
+// with in.Fresh, the list read now (read for purpose otherwise).
+func (g *GitHub) listedRunners(ctx context.Context, in RunnerBusyInput, purpose string) (map[string]github.Runner, error) {
 	registry, err := g.registry(ctx, in.Scope)
 	if err != nil {
 		return nil, err
 	}
-	runners, err := registry.SharedRunners(ctx, in.Scope)
+	list := registry.SharedRunners
+	if in.Fresh && len(in.Names) > 0 {
+		list, purpose = registry.FreshRunners, "fresh"
+	}
+	runners, err := list(github.WithPurpose(ctx, purpose), in.Scope)
 	if err != nil {
 		return nil, githubError(fmt.Errorf("list runners of %s: %w", in.Scope, err))
 	}

@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
-	"github.com/arcflow/arcflow/github"
 )
 
 // OwnRunners lists the runners arcflow made for a pool that are still in the
@@ -91,7 +90,7 @@ func kubeReadError(what string, err error) error {
 // the shared (cached) list of the scope's runners: a pool that takes over
 // runners it made learns which registered without a call per runner.
 func (g *GitHub) RunnerIDs(ctx context.Context, in RunnerBusyInput) (map[string]int64, error) {
-	listed, err := g.listedRunners(github.WithPurpose(ctx, "takeover"), in)
+	listed, err := g.listedRunners(ctx, in, "takeover")
 	if err != nil {
 		return nil, err
 	}

@@ -81,19 +81,28 @@ func (c *Client) SharedRunners(ctx context.Context, scope Scope) ([]Runner, erro
 	return c.Runners(ctx, scope, c.listInterval)
 }
 
-// FindRunnerFresh looks a runner up in a list read now, whatever the budget
-// (the list it reads becomes the shared one): for the rare checks that must
-// not miss a registration that just landed, as after deleting the pod of a
-// runner GitHub did not list yet, which would otherwise stay registered.
-func (c *Client) FindRunnerFresh(ctx context.Context, scope Scope, name string) (Runner, bool, error) {
+// FreshRunners is the scope's runner list read now, whatever the budget; it
+// becomes the shared one. It is for the rare reads that must not miss a
+// registration or a job that just landed.
+func (c *Client) FreshRunners(ctx context.Context, scope Scope) ([]Runner, error) {
 	runners, err := c.ListRunners(ctx, scope, true)
 	if err != nil {
-		return Runner{}, false, err
+		return nil, err
 	}
 	c.noteListRead(ctx)
 	c.lists.mu.Lock()
 	c.lists.byScope[scope.String()] = runnerList{runners: runners, at: c.now()}
 	c.lists.mu.Unlock()
+	return runners, nil
+}
+
+// FindRunnerFresh looks a runner up in FreshRunners: as after deleting the pod
+// of a runner GitHub did not list yet, which would otherwise stay registered.
+func (c *Client) FindRunnerFresh(ctx context.Context, scope Scope, name string) (Runner, bool, error) {
+	runners, err := c.FreshRunners(ctx, scope)
+	if err != nil {
+		return Runner{}, false, err
+	}
 	r, found := named(runners, name)
 	return r, found, nil
 }
