@@ -149,14 +149,14 @@ func TestTemporalRunsAWorkflowWithATimerAndAnActivity(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 
-	w := worker.New(c, "teststack", worker.Options{})
+	w := worker.New(c, "localstack", worker.Options{})
 	w.RegisterWorkflow(waitThenGreet)
 	w.RegisterActivity(greet)
 	require.NoError(t, w.Start())
 	defer w.Stop()
 
 	started := time.Now()
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "teststack/greet", TaskQueue: "teststack"}, waitThenGreet, "arcflow")
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "localstack/greet", TaskQueue: "localstack"}, waitThenGreet, "arcflow")
 	require.NoError(t, err)
 	var greeting string
 	require.NoError(t, run.Get(ctx, &greeting))

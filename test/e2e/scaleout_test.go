@@ -41,7 +41,7 @@ func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
 		Stack: stack, RepoRoot: repoRoot(t), Namespace: ns, Dir: t.TempDir(), Binary: arcflowBinary(t),
 		Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: 2 * time.Second, Seed: 13,
 		Workers: 2, Webhooks: 2,
-		// The production lease, not simworld's short test one: the handover measured
+		// The production lease, not the world's short test one: the handover measured
 		// here is the one a user gets.
 		// Every registration check reads GitHub (no shared list between two), so
 		// part 2 finds a runner waiting on GitHub's slow answer to kill under it.
