@@ -12,12 +12,20 @@ import (
 )
 
 func fakeGitHub(t *testing.T) (*fakegithub.Server, *GitHub, *github.Client) {
-	srv, err := fakegithub.New(fakegithub.Options{})
+	srv, c := fakeGitHubClient(t, fakegithub.Options{}, github.Options{})
+	return srv, &GitHub{Registry: c, Jobs: c}, c
+}
+
+// fakeGitHubClient is a fake GitHub, closed when the test ends, and the real
+// client talking to it.
+func fakeGitHubClient(t *testing.T, server fakegithub.Options, client github.Options) (*fakegithub.Server, *github.Client) {
+	t.Helper()
+	srv, err := fakegithub.New(server)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
-	c, err := github.New(github.Config{Token: "ghp_test", URL: srv.URL}, github.Options{})
+	c, err := github.New(github.Config{Token: "ghp_test", URL: srv.URL}, client)
 	require.NoError(t, err)
-	return srv, &GitHub{Registry: c, Jobs: c}, c
+	return srv, c
 }
 
 func TestListQueuedJobsMatchesLabelsLikeARCsMetric(t *testing.T) {

@@ -15,11 +15,7 @@ import (
 // choosing which runner to stop) reads the list now, sees a job that just
 // started, and leaves that list as the shared one.
 func TestRunnerBusyFreshSeesAJobTheSharedListMisses(t *testing.T) {
-	srv, err := fakegithub.New(fakegithub.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Close() })
-	client, err := github.New(github.Config{Token: "ghp_test", URL: srv.URL}, github.Options{RunnerListInterval: time.Hour})
-	require.NoError(t, err)
+	srv, client := fakeGitHubClient(t, fakegithub.Options{}, github.Options{RunnerListInterval: time.Hour})
 	ctx := context.Background()
 	scope := github.Scope{Repository: "octo/app"}
 	labels := []string{"self-hosted", "linux"}

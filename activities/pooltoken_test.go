@@ -50,11 +50,7 @@ func (c *clock) Add(d time.Duration) {
 
 func poolTokenWorld(t *testing.T) (*fakegithub.Server, *Kubernetes, *k8sfake.Clientset, *clock) {
 	c := &clock{now: time.Now()}
-	srv, err := fakegithub.New(fakegithub.Options{Now: c.Now})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Close() })
-	client, err := github.New(github.Config{Token: "ghp_test", URL: srv.URL}, github.Options{Now: c.Now})
-	require.NoError(t, err)
+	srv, client := fakeGitHubClient(t, fakegithub.Options{Now: c.Now}, github.Options{Now: c.Now})
 	kube := k8sfake.NewClientset()
 	return srv, &Kubernetes{Client: kube, Tokens: client, Defaults: DefaultPodDefaults()}, kube, c
 }

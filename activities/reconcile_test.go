@@ -14,11 +14,7 @@ import (
 // The reconcile asks about runs, and only about the jobs of queued runs no
 // webhook announced: its cost does not grow with the runs it knows.
 func TestReconcileByRunAsksOnlyAboutUnknownRuns(t *testing.T) {
-	srv, err := fakegithub.New(fakegithub.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Close() })
-	client, err := github.New(github.Config{Token: "ghp_test", URL: srv.URL}, github.Options{})
-	require.NoError(t, err)
+	srv, client := fakeGitHubClient(t, fakegithub.Options{}, github.Options{})
 	labels := []string{"self-hosted", "linux"}
 	var known []int64
 	for range 20 {
@@ -45,11 +41,7 @@ func TestReconcileByRunAsksOnlyAboutUnknownRuns(t *testing.T) {
 // still unknown, it is.
 func TestReconcileByRunLeavesYoungRunsToTheirDeliveries(t *testing.T) {
 	var now time.Time
-	srv, err := fakegithub.New(fakegithub.Options{Now: func() time.Time { return now }})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Close() })
-	client, err := github.New(github.Config{Token: "ghp_test", URL: srv.URL}, github.Options{})
-	require.NoError(t, err)
+	srv, client := fakeGitHubClient(t, fakegithub.Options{Now: func() time.Time { return now }}, github.Options{})
 	labels := []string{"self-hosted", "linux"}
 	now = time.Now().Add(-2 * RunQuiet)
 	old := srv.QueueJob("octo/app", "missed", labels)
@@ -68,17 +60,13 @@ func TestReconcileByRunLeavesYoungRunsToTheirDeliveries(t *testing.T) {
 // webhook) is not asked about: a run queued behind one pool's maxReplicas cost
 // a call per reconcile of every other autoscaler of the repository.
 func TestReconcileByRunLeavesRunsAnotherAutoscalerKnows(t *testing.T) {
-	srv, err := fakegithub.New(fakegithub.Options{Now: func() time.Time { return time.Now().Add(-2 * RunQuiet) }})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Close() })
-	client, err := github.New(github.Config{Token: "ghp_test", URL: srv.URL}, github.Options{})
-	require.NoError(t, err)
+	srv, client := fakeGitHubClient(t, fakegithub.Options{Now: func() time.Time { return time.Now().Add(-2 * RunQuiet) }}, github.Options{})
 	busy := srv.QueueJob("octo/app", "behind the busy pool", []string{"self-hosted", "busy"})
 	missed := srv.QueueJob("octo/app", "missed", []string{"self-hosted", "linux"})
 
 	g := &GitHub{Jobs: client}
 	ctx := context.Background()
-	_, err = g.ListQueuedJobs(ctx, QueuedJobsInput{Repositories: []string{"octo/app"}, Labels: []string{"busy"}, ByRun: true,
+	_, err := g.ListQueuedJobs(ctx, QueuedJobsInput{Repositories: []string{"octo/app"}, Labels: []string{"busy"}, ByRun: true,
 		Quiet: RunQuiet, KnownRuns: []int64{busy.RunID}})
 	require.NoError(t, err)
 	out, err := g.ListQueuedJobs(ctx, QueuedJobsInput{Repositories: []string{"octo/app"}, Labels: []string{"linux"}, ByRun: true, Quiet: RunQuiet})
@@ -91,11 +79,7 @@ func TestReconcileByRunLeavesRunsAnotherAutoscalerKnows(t *testing.T) {
 // An autoscaler with no history asks about every open run, however young,
 // and learns the jobs in progress as well as the queued ones.
 func TestReconcileByRunWithNoHistoryFindsRunningJobs(t *testing.T) {
-	srv, err := fakegithub.New(fakegithub.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Close() })
-	client, err := github.New(github.Config{Token: "ghp_test", URL: srv.URL}, github.Options{})
-	require.NoError(t, err)
+	srv, client := fakeGitHubClient(t, fakegithub.Options{}, github.Options{})
 	labels := []string{"self-hosted", "linux"}
 	queued := srv.QueueJob("octo/app", "queued while no autoscaler ran", labels)
 	running := srv.QueueJob("octo/app", "running on a runner taken over", labels)
