@@ -189,3 +189,27 @@ func (s *Server) Jobs() []JobInfo {
 	sort.Slice(out, func(a, b int) bool { return out[a].ID < out[b].ID })
 	return out
 }
+
+// Job returns the job with that ID, if there is one.
+func (s *Server) Job(id int64) (JobInfo, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobs[id]
+	if !ok {
+		return JobInfo{}, false
+	}
+	return j.info(), true
+}
+
+// JobsIn counts the jobs whose status is status (queued, in_progress, completed).
+func (s *Server) JobsIn(status string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, j := range s.jobs {
+		if j.Status == status {
+			n++
+		}
+	}
+	return n
+}

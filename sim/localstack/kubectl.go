@@ -31,6 +31,11 @@ func (s *Stack) Kubectl(ctx context.Context, args ...string) (string, error) {
 
 // Temporal runs the real temporal CLI against the stack's dev server.
 func (s *Stack) Temporal(ctx context.Context, args ...string) (string, error) {
+	return temporalCLI(ctx, s.TemporalAddress, args...)
+}
+
+// temporalCLI runs the real temporal CLI against the server at address.
+func temporalCLI(ctx context.Context, address string, args ...string) (string, error) {
 	tools, err := ToolsDir()
 	if err != nil {
 		return "", err
@@ -39,7 +44,7 @@ func (s *Stack) Temporal(ctx context.Context, args ...string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cmd := exec.CommandContext(ctx, bin, append(args, "--address", s.TemporalAddress)...)
+	cmd := exec.CommandContext(ctx, bin, append(args, "--address", address)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {

@@ -84,6 +84,11 @@ func (t *ExtraTemporal) Stop() error {
 	return nil
 }
 
+// Temporal runs the real temporal CLI against this server.
+func (t *ExtraTemporal) Temporal(ctx context.Context, args ...string) (string, error) {
+	return temporalCLI(ctx, t.Address, args...)
+}
+
 func (t *ExtraTemporal) waitServing(ctx context.Context) error {
 	return waitTemporalServing(ctx, t.Address, t.proc.exitedEarly, time.Minute)
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/sim"
+	"github.com/arcflow/arcflow/sim/fakegithub"
 	"github.com/arcflow/arcflow/sim/localstack"
 	"github.com/arcflow/arcflow/tools/image"
 	"github.com/arcflow/arcflow/workflows/contract"
@@ -37,18 +38,86 @@ import (
 // server then restarts from its SQLite file and still has the pool's history.
 func TestHelmInstallRunsTheBundledTemporal(t *testing.T) {
 	const release, system, runners = "arcflow-bundled", "arcflow-bundled", "bundled-runners"
+	r := installBundled(t, release, system, runners)
+	ctx, kube, gh, server := r.ctx, r.kube, r.gh, r.server
+	workerProc, webhookProc := r.worker, r.webhook
+
+	rctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	registrar := &sim.Runners{Kube: kube, GitHub: gh, Namespace: runners, ManualJobs: true, RegisterDelay: time.Millisecond,
+		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	go func() { _ = registrar.Run(rctx) }()
+
+	applyHelloPool(t, ctx, runners)
+	url := r.webhookURL
+	queued := jobDelivery(t, "bundled-q1", "queued", 4101)
+	eventually(t, ctx, "the webhook accepts the queued delivery", func() bool {
+		status, text := queued.send(t, url)
+		require.Contains(t, []int{http.StatusOK, http.StatusAccepted}, status, text)
+		return status == http.StatusAccepted
+	})
+	eventually(t, ctx, "the worker creates a runner pod", func() bool {
+		list, err := kube.CoreV1().Pods(runners).List(ctx, metav1.ListOptions{LabelSelector: activities.LabelRunner})
+		require.NoError(t, err)
+		return len(list.Items) == 1
+	})
+	eventually(t, ctx, "the runner registers with a token the worker got from GitHub", func() bool { return len(gh.Runners()) == 1 })
+	t.Logf("runner registered in the fake GitHub through the bundled Temporal: %s", gh.Runners()[0].Name)
+
+	// The pool drains through the bundled Temporal, still under the installed RBAC.
+	out, err := stack.Kubectl(ctx, "delete", "-n", runners, "hra,rdeploy", "--all")
+	require.NoError(t, err, out)
+	eventually(t, ctx, "the pool drains after the delete", func() bool {
+		list, err := kube.CoreV1().Pods(runners).List(ctx, metav1.ListOptions{LabelSelector: activities.LabelRunner})
+		return err == nil && len(list.Items) == 0 && len(gh.Runners()) == 0
+	})
+	poolID := contract.PoolWorkflowID(runners, "RunnerDeployment", "hello")
+	eventually(t, ctx, "the pool workflow ends", func() bool { return server.completed(ctx, poolID) })
+	for _, p := range []*hostProcess{workerProc, webhookProc} {
+		require.NotContains(t, p.output(), "forbidden", "%s was never refused under the installed RBAC", p.name)
+	}
+
+	// What the claim is for: a new server process on the same file has the history.
+	server.stop()
+	server.start(t, ctx)
+	require.True(t, server.completed(ctx, poolID), "the pool's history survives a restart of the bundled Temporal")
+}
+
+// bundledRelease is the chart installed with its defaults, so with the bundled
+// Temporal: the Temporal of its StatefulSet and the worker and webhook of its
+// Deployments run on this host from their images.
+type bundledRelease struct {
+	ctx                   context.Context
+	name, system, runners string
+	// values are the --set flags of the install, as a values file would hold them.
+	values          []string
+	img             *unpackedImage
+	kube            kubernetes.Interface
+	gh              *fakegithub.Server
+	server          *bundledServer
+	worker, webhook *hostProcess
+	// webhookAddr is where the webhook listens; webhookURL is where GitHub's
+	// deliveries go.
+	webhookAddr, webhookURL string
+}
+
+// installBundled runs helm install with no temporal.address, starts the bundled
+// Temporal from its rendered StatefulSet, checks it made arcflow's search
+// attributes, and starts the worker and the webhook connected to it.
+func installBundled(t *testing.T, release, system, runners string) *bundledRelease {
 	img := arcflowImage(t) // both before the test's deadline starts: cold builds take minutes
 	timg := temporalImage(t)
 	ctx := installContext(t)
 	gh := startFakeGitHub(t)
 	createNamespace(t, ctx, runners)
-	out := runHelm(t, ctx, "install", release, filepath.Join(repoRoot(t), "deploy", "helm", "arcflow"),
-		"--namespace", system, "--create-namespace",
-		"--set", "githubEnterpriseServerURL="+gh.URL,
+	values := []string{
+		"--set", "githubEnterpriseServerURL=" + gh.URL,
 		"--set", "authSecret.create=true", "--set", "authSecret.github_token=ghp_bundled",
 		"--set", "githubWebhookServer.secret.create=true",
-		"--set", "githubWebhookServer.secret.github_webhook_secret_token="+webhookSecret,
-		"--set", "scope.singleNamespace=true", "--set", "scope.watchNamespace="+runners, "--set", "arcController.lease=")
+		"--set", "githubWebhookServer.secret.github_webhook_secret_token=" + webhookSecret,
+		"--set", "scope.singleNamespace=true", "--set", "scope.watchNamespace=" + runners, "--set", "arcController.lease=",
+	}
+	out := runHelm(t, ctx, append([]string{"install", release, chartDir(t), "--namespace", system, "--create-namespace"}, values...)...)
 	require.Contains(t, out, "STATUS: deployed")
 	t.Cleanup(func() {
 		runHelm(t, ctx, "uninstall", release, "--namespace", system)
@@ -71,54 +140,12 @@ func TestHelmInstallRunsTheBundledTemporal(t *testing.T) {
 	workerProc.waitReady(t, ctx, worker.readyURL)
 	webhookProc := webhook.container.start(img)
 	webhookProc.waitReady(t, ctx, webhook.readyURL)
-
-	rctx, stop := context.WithCancel(context.Background())
-	t.Cleanup(stop)
-	registrar := &sim.Runners{Kube: kube, GitHub: gh, Namespace: runners, ManualJobs: true, RegisterDelay: time.Millisecond,
-		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
-	go func() { _ = registrar.Run(rctx) }()
-
-	manifest := filepath.Join(t.TempDir(), "hra.yaml")
-	require.NoError(t, os.WriteFile(manifest, []byte(hraManifest), 0o644))
-	out, err = stack.Kubectl(ctx, "apply", "-n", runners, "-f", manifest)
-	require.NoError(t, err, out)
-	eventually(t, ctx, "the installed worker accepts the autoscaler", func() bool {
-		out, err := stack.Kubectl(ctx, "get", "-n", runners, "hra", "hello", "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].status}`)
-		return err == nil && out == "True"
-	})
-	url := "http://" + webhook.addr + "/webhook"
-	queued := jobDelivery(t, "bundled-q1", "queued", 4101)
-	eventually(t, ctx, "the webhook accepts the queued delivery", func() bool {
-		status, text := queued.send(t, url)
-		require.Contains(t, []int{http.StatusOK, http.StatusAccepted}, status, text)
-		return status == http.StatusAccepted
-	})
-	eventually(t, ctx, "the worker creates a runner pod", func() bool {
-		list, err := kube.CoreV1().Pods(runners).List(ctx, metav1.ListOptions{LabelSelector: activities.LabelRunner})
-		require.NoError(t, err)
-		return len(list.Items) == 1
-	})
-	eventually(t, ctx, "the runner registers with a token the worker got from GitHub", func() bool { return len(gh.Runners()) == 1 })
-	t.Logf("runner registered in the fake GitHub through the bundled Temporal: %s", gh.Runners()[0].Name)
-
-	// The pool drains through the bundled Temporal, still under the installed RBAC.
-	out, err = stack.Kubectl(ctx, "delete", "-n", runners, "hra,rdeploy", "--all")
-	require.NoError(t, err, out)
-	eventually(t, ctx, "the pool drains after the delete", func() bool {
-		list, err := kube.CoreV1().Pods(runners).List(ctx, metav1.ListOptions{LabelSelector: activities.LabelRunner})
-		return err == nil && len(list.Items) == 0 && len(gh.Runners()) == 0
-	})
-	poolID := contract.PoolWorkflowID(runners, "RunnerDeployment", "hello")
-	eventually(t, ctx, "the pool workflow ends", func() bool { return server.completed(ctx, poolID) })
-	for _, p := range []*hostProcess{workerProc, webhookProc} {
-		require.NotContains(t, p.output(), "forbidden", "%s was never refused under the installed RBAC", p.name)
-	}
-
-	// What the claim is for: a new server process on the same file has the history.
-	server.stop()
-	server.start(t, ctx)
-	require.True(t, server.completed(ctx, poolID), "the pool's history survives a restart of the bundled Temporal")
+	return &bundledRelease{ctx: ctx, name: release, system: system, runners: runners, values: values, img: img, kube: kube, gh: gh,
+		server: server, worker: workerProc, webhook: webhookProc, webhookAddr: webhook.addr, webhookURL: "http://" + webhook.addr + "/webhook"}
 }
+
+// chartDir is the chart in this clone.
+func chartDir(t *testing.T) string { return filepath.Join(repoRoot(t), "deploy", "helm", "arcflow") }
 
 // bundledServer is the bundled Temporal's container of the rendered StatefulSet
 // made into a host process.

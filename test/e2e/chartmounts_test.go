@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -31,7 +30,7 @@ func TestHelmTemporalTLSPathsPointIntoTheMountedSecret(t *testing.T) {
 		out, err := stack.Kubectl(ctx, append([]string{"create", "secret", "generic", "-n", ns}, secret...)...)
 		require.NoError(t, err, out)
 	}
-	rendered := runHelm(t, ctx, "template", "arcflow", filepath.Join(repoRoot(t), "deploy", "helm", "arcflow"), "--namespace", ns,
+	rendered := runHelm(t, ctx, "template", "arcflow", chartDir(t), "--namespace", ns,
 		"--set", "temporal.address=example.tmprl.cloud:7233", "--set", "temporal.tls.enabled=true",
 		"--set", "temporal.tls.secretName=temporal-tls", "--set", "temporal.apiKeySecretName=temporal-api-key")
 	kube, err := stack.Kube()

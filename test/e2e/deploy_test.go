@@ -41,7 +41,7 @@ func TestHelmChartRendersAndApplies(t *testing.T) {
 	tools, err := localstack.ToolsDir()
 	require.NoError(t, err)
 	helm := filepath.Join(tools, "helm")
-	chart := filepath.Join(repoRoot(t), "deploy", "helm", "arcflow")
+	chart := chartDir(t)
 	out, err := exec.CommandContext(ctx, helm, "lint", chart).CombinedOutput()
 	require.NoError(t, err, string(out))
 

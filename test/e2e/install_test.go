@@ -38,7 +38,7 @@ func TestHelmInstallRunsWhatItRenders(t *testing.T) {
 	// ran on this cluster, so its guard is off (arcController.lease=""), also
 	// as the guide says.
 	createNamespace(t, ctx, runners)
-	out := runHelm(t, ctx, "install", release, filepath.Join(repoRoot(t), "deploy", "helm", "arcflow"),
+	out := runHelm(t, ctx, "install", release, chartDir(t),
 		"--namespace", system, "--create-namespace",
 		"--set", "temporal.address="+stack.TemporalAddress,
 		"--set", "githubEnterpriseServerURL="+gh.URL,
@@ -179,16 +179,10 @@ func runInstalled(t *testing.T, ctx context.Context, img *unpackedImage, gh *fak
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	go func() { _ = registrar.Run(rctx) }()
 
-	manifest := filepath.Join(t.TempDir(), "hra.yaml")
-	require.NoError(t, os.WriteFile(manifest, []byte(hraManifest), 0o644))
-	out, err := stack.Kubectl(ctx, "apply", "-n", runners, "-f", manifest)
-	require.NoError(t, err, out)
-	// Registered now, so it runs before the processes stop (cleanups run last first).
+	// Registered before the apply, so it runs before the processes stop
+	// (cleanups run last first).
 	t.Cleanup(func() { drainInstalled(t, kube, runners, gh, workerProc, webhookProc) })
-	eventually(t, ctx, "the installed worker accepts the autoscaler", func() bool {
-		out, err := stack.Kubectl(ctx, "get", "-n", runners, "hra", "hello", "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].status}`)
-		return err == nil && out == "True"
-	})
+	applyHelloPool(t, ctx, runners)
 
 	// Until the webhook's informer has the HRA it answers 200 "no autoscaler
 	// matches"; anything but 200 or 202 fails at once.
@@ -283,6 +277,19 @@ func drainInstalled(t *testing.T, kube kubernetes.Interface, ns string, gh *fake
 	for _, p := range procs {
 		require.NotContains(t, p.output(), "forbidden", "%s was never refused under the installed RBAC", p.name)
 	}
+}
+
+// applyHelloPool applies hraManifest (the RunnerDeployment and HRA "hello")
+// with kubectl, as a user would, and waits until the worker accepts the HRA.
+func applyHelloPool(t *testing.T, ctx context.Context, ns string) {
+	manifest := filepath.Join(t.TempDir(), "hra.yaml")
+	require.NoError(t, os.WriteFile(manifest, []byte(hraManifest), 0o644))
+	out, err := stack.Kubectl(ctx, "apply", "-n", ns, "-f", manifest)
+	require.NoError(t, err, out)
+	eventually(t, ctx, "the installed worker accepts the autoscaler", func() bool {
+		out, err := stack.Kubectl(ctx, "get", "-n", ns, "hra", "hello", "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].status}`)
+		return err == nil && out == "True"
+	})
 }
 
 // eventually polls cond every 200 ms until it holds or ctx ends.

@@ -113,7 +113,7 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 	for i := range 3 {
 		onA = append(onA, w.GitHub.QueueJob("octo-org/app", fmt.Sprintf("a-%d", i), buildLabels))
 	}
-	require.Eventually(t, func() bool { return jobsIn(w, "in_progress") == 3 }, 60*time.Second, 100*time.Millisecond, "lost-a's jobs run")
+	require.Eventually(t, func() bool { return w.GitHub.JobsIn("in_progress") == 3 }, 60*time.Second, 100*time.Millisecond, "lost-a's jobs run")
 	// Three on lost-b; b-0 shares a-0's run. Then the job that fails by itself.
 	cordon(t, ctx, kube, "lost-a", true)
 	cordon(t, ctx, kube, "lost-b", false)
@@ -123,11 +123,11 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 	for i := 1; i < 3; i++ {
 		onB = append(onB, w.GitHub.QueueJob("octo-org/app", fmt.Sprintf("b-%d", i), buildLabels))
 	}
-	require.Eventually(t, func() bool { return jobsIn(w, "in_progress") == 6 }, 60*time.Second, 100*time.Millisecond, "lost-b's jobs run")
+	require.Eventually(t, func() bool { return w.GitHub.JobsIn("in_progress") == 6 }, 60*time.Second, 100*time.Millisecond, "lost-b's jobs run")
 	fails := w.GitHub.QueueJob("octo-org/app", "fails", buildLabels)
-	require.Eventually(t, func() bool { j, _ := jobByID(w, fails.ID); return j.Status == "completed" }, 60*time.Second, 100*time.Millisecond)
+	require.Eventually(t, func() bool { j, _ := w.GitHub.Job(fails.ID); return j.Status == "completed" }, 60*time.Second, 100*time.Millisecond)
 	for _, j := range onA {
-		got, _ := jobByID(w, j.ID)
+		got, _ := w.GitHub.Job(j.ID)
 		require.Equal(t, "lost-a", w.Runners.NodeOf(got.RunnerName), "job %s runs on lost-a", j.Name)
 	}
 
@@ -187,7 +187,7 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 		require.Equal(t, 1, reruns[j.ID], "%s re-run once", j.Name)
 	}
 	for _, j := range append(onB, fails) {
-		got, _ := jobByID(w, j.ID)
+		got, _ := w.GitHub.Job(j.ID)
 		require.Zero(t, reruns[j.ID], "%s not re-run", j.Name)
 		want := "success"
 		if j.Name == "fails" {
@@ -215,8 +215,8 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 	// RunnerDeployment's condition says why.
 	w.GitHub.SetActionsWrite(false)
 	late := w.GitHub.QueueJob("octo-org/app", "late", buildLabels)
-	require.Eventually(t, func() bool { j, _ := jobByID(w, late.ID); return j.Status == "in_progress" }, 60*time.Second, 100*time.Millisecond)
-	lateJob, _ := jobByID(w, late.ID)
+	require.Eventually(t, func() bool { j, _ := w.GitHub.Job(late.ID); return j.Status == "in_progress" }, 60*time.Second, 100*time.Millisecond)
+	lateJob, _ := w.GitHub.Job(late.ID)
 	require.NoError(t, w.Runners.OOMKill(ctx, ns, podOf(t, ctx, kube, ns, lateJob.RunnerName)))
 	require.Eventually(t, func() bool {
 		out, err := stack.Kubectl(ctx, "get", "-n", ns, "rdeploy", "app", "-o", `jsonpath={.status.conditions[?(@.type=="RerunLostJobs")].reason}`)
@@ -250,15 +250,6 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 }
 
 func mustRerun(j fakegithub.JobInfo, _ bool) fakegithub.JobInfo { return j }
-
-func jobByID(w *world.World, id int64) (fakegithub.JobInfo, bool) {
-	for _, j := range w.GitHub.Jobs() {
-		if j.ID == id {
-			return j, true
-		}
-	}
-	return fakegithub.JobInfo{}, false
-}
 
 func cordon(t *testing.T, ctx context.Context, kube kubernetes.Interface, node string, on bool) {
 	t.Helper()

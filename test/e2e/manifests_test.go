@@ -21,8 +21,12 @@ import (
 var stack *localstack.Stack
 
 func TestMain(m *testing.M) {
+	// The shared dev server keeps its state in a SQLite file, as the bundled
+	// Temporal does: its in-memory store was once emptied under a load of 9
+	// (a dropped connection takes an in-memory database with it), and every
+	// later test then found no namespace.
 	os.Exit(localstack.Run(m, localstack.Options{
-		Kubernetes: true, Temporal: true, TemporalUI: true, SearchAttributes: contract.SearchAttributeTypes(),
+		Kubernetes: true, Temporal: true, TemporalUI: true, TemporalDB: true, SearchAttributes: contract.SearchAttributeTypes(),
 	}, &stack))
 }
 

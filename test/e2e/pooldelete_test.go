@@ -148,7 +148,7 @@ func TestDeletingANamespaceLetsItsJobsFinish(t *testing.T) {
 // applyRunnerPodPolicy installs the chart's runner pod policy as helm renders
 // it, bound to one namespace so that other tests' namespaces are not held.
 func applyRunnerPodPolicy(t *testing.T, ctx context.Context, ns string) {
-	rendered := runHelm(t, ctx, "template", "arcflow", filepath.Join(repoRoot(t), "deploy", "helm", "arcflow"),
+	rendered := runHelm(t, ctx, "template", "arcflow", chartDir(t),
 		"--show-only", "templates/runnerpodprotection.yaml",
 		"--set", "runnerPodProtection.namespaceSelector.matchLabels.kubernetes\\.io/metadata\\.name="+ns)
 	path := filepath.Join(t.TempDir(), "policy.yaml")

@@ -9,8 +9,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/arcflow/arcflow/sim/world"
 	"github.com/stretchr/testify/require"
+
+	"github.com/arcflow/arcflow/sim/world"
 )
 
 var (

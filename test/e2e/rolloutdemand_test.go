@@ -58,12 +58,12 @@ func TestARolloutWhileTheCountIsHeldCreatesNoPodNobodyNeeds(t *testing.T) {
 	for i := range burst {
 		w.Queue("octo-org/app", fmt.Sprintf("burst-%d", i), buildLabels)
 	}
-	require.Eventually(t, func() bool { return jobsIn(w, "completed") == burst && w.Runners.LivePods() == 0 },
+	require.Eventually(t, func() bool { return w.GitHub.JobsIn("completed") == burst && w.Runners.LivePods() == 0 },
 		2*time.Minute, 100*time.Millisecond, "the burst ran and its runners exited")
 	for i := range jobs {
 		w.Queue("octo-org/app", fmt.Sprintf("long-%d", i), buildLabels)
 	}
-	require.Eventually(t, func() bool { return jobsIn(w, "in_progress") == jobs }, 60*time.Second, 100*time.Millisecond, "the long jobs run")
+	require.Eventually(t, func() bool { return w.GitHub.JobsIn("in_progress") == jobs }, 60*time.Second, 100*time.Millisecond, "the long jobs run")
 	var state workflows.PoolState
 	value, err := tc.QueryWorkflow(ctx, pool, "", contract.QueryState)
 	require.NoError(t, err)
@@ -84,7 +84,7 @@ func TestARolloutWhileTheCountIsHeldCreatesNoPodNobodyNeeds(t *testing.T) {
 	out, err := stack.Kubectl(ctx, "patch", "-n", ns, "rdeploy", "app", "--type=merge",
 		"-p", `{"spec":{"template":{"spec":{"env":[{"name":"ROLLOUT","value":"2"}]}}}}`)
 	require.NoError(t, err, out)
-	require.Eventually(t, func() bool { return jobsIn(w, "completed") == burst+jobs }, 2*time.Minute, 100*time.Millisecond, "the long jobs complete")
+	require.Eventually(t, func() bool { return w.GitHub.JobsIn("completed") == burst+jobs }, 2*time.Minute, 100*time.Millisecond, "the long jobs complete")
 	highest, created := peak(), len(w.Runners.PodTimes())-podsBefore
 	t.Logf("held count %d, demand %d, template changed: %d runner pods live at peak, %d created after the change", burst, jobs, highest, created)
 	require.Empty(t, w.Runners.Violations(), "no busy runner's pod was deleted")

@@ -48,25 +48,15 @@ func busyOn(t *testing.T, ctx context.Context, ns string, jobs time.Duration, en
 	for i := range lostBusy {
 		w.Queue("octo-org/app", fmt.Sprintf("busy-%d", i), buildLabels)
 	}
-	require.Eventually(t, func() bool { return jobsIn(w, "in_progress") == lostBusy }, 60*time.Second, 100*time.Millisecond, "the jobs run")
+	require.Eventually(t, func() bool { return w.GitHub.JobsIn("in_progress") == lostBusy }, 60*time.Second, 100*time.Millisecond, "the jobs run")
 	return w
-}
-
-func jobsIn(w *world.World, status string) int {
-	n := 0
-	for _, j := range w.GitHub.Jobs() {
-		if j.Status == status {
-			n++
-		}
-	}
-	return n
 }
 
 // rebuilt checks the end of a rebuild: every job ran to success on the
 // runner it started on, and nothing is left: no runner pod, no runner
 // Secret, no registered runner.
 func rebuilt(t *testing.T, ctx context.Context, w *world.World, ns string, jobs int) {
-	require.Eventually(t, func() bool { return jobsIn(w, "completed") == jobs }, 3*time.Minute, 200*time.Millisecond, "every job ran to its end")
+	require.Eventually(t, func() bool { return w.GitHub.JobsIn("completed") == jobs }, 3*time.Minute, 200*time.Millisecond, "every job ran to its end")
 	for _, j := range w.GitHub.Jobs() {
 		require.Equal(t, "success", j.Conclusion, "%s was not cancelled", j.Name)
 	}
@@ -116,7 +106,7 @@ func TestArcflowRebuildsWhenTemporalsStoreIsLost(t *testing.T) {
 	require.NoError(t, tmp.LoseStore(ctx))
 	back := time.Now()
 
-	require.Eventually(t, func() bool { return jobsIn(w, "in_progress") == lostMax }, 60*time.Second, 100*time.Millisecond,
+	require.Eventually(t, func() bool { return w.GitHub.JobsIn("in_progress") == lostMax }, 60*time.Second, 100*time.Millisecond,
 		"the jobs that queued while Temporal was down start beside the busy ones")
 	var slowest time.Duration
 	for _, j := range w.GitHub.Jobs() {
@@ -170,7 +160,7 @@ func TestArcflowMovesToAnotherTemporalWithRunnersBusy(t *testing.T) {
 	for i := range lostWaiting {
 		w.Queue("octo-org/app", fmt.Sprintf("after-%d", i), buildLabels)
 	}
-	require.Eventually(t, func() bool { return jobsIn(w, "in_progress")+jobsIn(w, "completed") == lostMax },
+	require.Eventually(t, func() bool { return w.GitHub.JobsIn("in_progress")+w.GitHub.JobsIn("completed") == lostMax },
 		60*time.Second, 100*time.Millisecond, "jobs queued after the move get runners")
 	require.NoError(t, old.Stop(), "the old Temporal is deleted")
 	rebuilt(t, ctx, w, ns, lostMax)

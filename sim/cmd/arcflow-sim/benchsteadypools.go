@@ -61,6 +61,10 @@ func benchSteadyPools(ctx context.Context, s *session, l steadyPoolsLoad) (strin
 		return "", err
 	}
 	started := time.Now()
+	// How many runners the load kept at once: what a Temporal's ceiling is
+	// quoted in beside jobs per second.
+	peakPods := world.TrackPeak(ctx, 200*time.Millisecond, w.Runners.LivePods)
+	peakRunning := world.TrackPeak(ctx, 200*time.Millisecond, func() int { return w.GitHub.JobsIn("in_progress") })
 	if err := load.Queue(ctx, w.Queue); err != nil {
 		return "", err
 	}
@@ -77,6 +81,7 @@ func benchSteadyPools(ctx context.Context, s *session, l steadyPoolsLoad) (strin
 		return "", fmt.Errorf("%w (%d of %d jobs done, %d runner pods live)", err, done, jobs, w.Runners.LivePods())
 	}
 	end := time.Now()
+	pods, running := peakPods(), peakRunning()
 	server, postgres := s.serverUsage() // before the reads below, which cost the server too
 	server, postgres = server.Minus(serverBase), postgres.Minus(postgresBase)
 	calls := w.GitHub.Calls()
@@ -102,6 +107,7 @@ func benchSteadyPools(ctx context.Context, s *session, l steadyPoolsLoad) (strin
 	fmt.Fprintf(&b, "| busy pods deleted | %d | 0 | 0 (1 in issue 27's run) |\n", len(out.BusyPodsDeleted))
 	fmt.Fprintf(&b, "| scale-down stops (while the pool had a queued job) | %d (%d) | n/a | 25 (5) |\n", out.Stops, out.StopsWhileQueued)
 	fmt.Fprintf(&b, "| runner pods per job | %.2f | n/a | 1.01 |\n", out.PodsPerJob())
+	fmt.Fprintf(&b, "| runner pods at once, peak (jobs running at once) | %d (%d) | n/a | n/a |\n", pods, running)
 	fmt.Fprintf(&b, "| queued -> started p50 / p95 / p99 | %v | 10.59 / - / 13.26 s at 0.5 jobs/s | 10.2 / 11.5 / 17.6 s |\n", out.Waits)
 	fmt.Fprintf(&b, "| GitHub calls per job; per hour | %.2f; %.0f | 0.28 | 2.30 |\n", perJob(len(calls)), float64(len(calls))/max(hours, 1e-9))
 	steadyCostRows(&b, actions, jobs, s.serverName(), server, postgres)
