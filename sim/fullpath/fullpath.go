@@ -87,7 +87,7 @@ func Run(t *testing.T, cfg Config) Result {
 	})
 	require.NoError(t, w.Apply(ctx, cfg.Manifest))
 	require.Eventually(t, func() bool {
-		out, err := stack.Kubectl(ctx, "get", "-n", ns, "hra", hra, "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].status}`)
+		out, err := stack.JSONPath(ctx, ns, "hra", hra, `{.status.conditions[?(@.type=="Accepted")].status}`)
 		return err == nil && out == "True"
 	}, 60*time.Second, 200*time.Millisecond, "the autoscaler is accepted")
 	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: slog.New(slog.DiscardHandler)})
@@ -99,7 +99,7 @@ func Run(t *testing.T, cfg Config) Result {
 	}
 	pool := contract.PoolWorkflowID(ns, kind, hra)
 	require.Eventually(t, func() bool {
-		out, err := stack.Kubectl(ctx, "get", "-n", ns, "hra", hra, "-o", "jsonpath={.status.desiredReplicas}")
+		out, err := stack.JSONPath(ctx, ns, "hra", hra, "{.status.desiredReplicas}")
 		return err == nil && out == "0" && len(RunnerPods(t, w)) == 0 && world.PoolAtZero(ctx, tc, pool)
 	}, 60*time.Second, 200*time.Millisecond, "the pool settles at minReplicas 0")
 

@@ -67,6 +67,10 @@ type Stack struct {
 	temporalStore string
 	// temporalCluster: temporal-server on PostgreSQL rather than the dev server.
 	temporalCluster bool
+	// reader serves JSONPath; made at its first use.
+	readerOnce sync.Once
+	reader     *objectReader
+	readerErr  error
 }
 
 // Start brings up what opts asks for. On error, whatever was started is stopped.

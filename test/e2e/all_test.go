@@ -72,7 +72,7 @@ func TestAllInOneProcessScalesFromASignedDelivery(t *testing.T) {
 	_, err = stack.Kubectl(ctx, "apply", "-n", ns, "-f", writeManifest(t, fullPathRunnerDeployment))
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
-		out, err := stack.Kubectl(ctx, "get", "-n", ns, "hra", "app", "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].status}`)
+		out, err := stack.JSONPath(ctx, ns, "hra", "app", `{.status.conditions[?(@.type=="Accepted")].status}`)
 		return err == nil && out == "True"
 	}, 60*time.Second, 200*time.Millisecond, "the worker part accepted the autoscaler")
 	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: slog.New(slog.DiscardHandler)})

@@ -77,7 +77,7 @@ func heldARCLease(t *testing.T, ctx context.Context, namespace, name string) (st
 
 // acceptedField reads a field of a resource's Accepted condition.
 func acceptedField(ctx context.Context, ns, resource, name, field string) string {
-	out, _ := stack.Kubectl(ctx, "get", "-n", ns, resource, name, "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].`+field+`}`)
+	out, _ := stack.JSONPath(ctx, ns, resource, name, `{.status.conditions[?(@.type=="Accepted")].`+field+`}`)
 	return out
 }
 

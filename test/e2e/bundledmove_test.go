@@ -102,7 +102,7 @@ func TestHelmUpgradeMovesOffTheBundledTemporalWithARunnerBusy(t *testing.T) {
 	upgraded := runHelm(t, ctx, append([]string{"upgrade", release, chartDir(t), "--namespace", system},
 		append(r.values, "--set", "temporal.address="+next.Address, "--set", "temporal.namespace="+namespace)...)...)
 	require.Contains(t, upgraded, "STATUS: deployed")
-	replicas, err := stack.Kubectl(ctx, "get", "deploy", "-n", system, release+"-worker", "-o", "jsonpath={.spec.replicas}")
+	replicas, err := stack.JSONPath(ctx, system, "deploy", release+"-worker", "{.spec.replicas}")
 	require.NoError(t, err, replicas)
 	require.Equal(t, "2", replicas, "the upgrade brings the worker back to its replicas")
 	statefulSets, err := stack.Kubectl(ctx, "get", "statefulsets", "-n", system, "-o", "name")
@@ -136,7 +136,7 @@ func TestHelmUpgradeMovesOffTheBundledTemporalWithARunnerBusy(t *testing.T) {
 	})
 	tookOver := time.Since(movedAt)
 	t.Logf("arcflow status on the new Temporal, %v after the worker started:\n%s", tookOver.Round(100*time.Millisecond), out)
-	condition, err := stack.Kubectl(ctx, "get", "rdeploy", "hello", "-n", runners, "-o", `jsonpath={.status.conditions[?(@.type=="RunnersTakenOver")].status}`)
+	condition, err := stack.JSONPath(ctx, runners, "rdeploy", "hello", `{.status.conditions[?(@.type=="RunnersTakenOver")].status}`)
 	require.NoError(t, err, condition)
 	require.Equal(t, "True", condition, "the RunnerDeployment says it runs a runner it took over")
 
@@ -170,7 +170,7 @@ func TestHelmUpgradeMovesOffTheBundledTemporalWithARunnerBusy(t *testing.T) {
 		return err == nil && len(secrets.Items) == 0 && len(r.gh.Runners()) == 0
 	})
 	eventually(t, ctx, "the RunnerDeployment says its taken-over runners ended", func() bool {
-		out, err := stack.Kubectl(ctx, "get", "rdeploy", "hello", "-n", runners, "-o", `jsonpath={.status.conditions[?(@.type=="RunnersTakenOver")].status}`)
+		out, err := stack.JSONPath(ctx, runners, "rdeploy", "hello", `{.status.conditions[?(@.type=="RunnersTakenOver")].status}`)
 		return err == nil && out == "False"
 	})
 

@@ -79,7 +79,7 @@ func TestEachPoolActsWithItsOwnGitHubCredentials(t *testing.T) {
 	}, "---\n")))
 
 	accepted := func(kind, name, field string) string {
-		out, _ := stack.Kubectl(ctx, "get", "-n", ns, kind, name, "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].`+field+`}`)
+		out, _ := stack.JSONPath(ctx, ns, kind, name, `{.status.conditions[?(@.type=="Accepted")].`+field+`}`)
 		return out
 	}
 	require.Eventually(t, func() bool { return accepted("rdeploy", "pool-c", "reason") == "InvalidCredentials" },

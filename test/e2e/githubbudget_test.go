@@ -55,7 +55,7 @@ spec:
 ` + world.WebhookHRA("budget", v1alpha1.KindRunnerDeployment, 5, 5)
 	require.NoError(t, w.Apply(ctx, manifest))
 	require.Eventually(t, func() bool {
-		out, _ := stack.Kubectl(ctx, "get", "-n", ns, "hra", "budget", "-o", "jsonpath={.status.desiredReplicas}")
+		out, _ := stack.JSONPath(ctx, ns, "hra", "budget", "{.status.desiredReplicas}")
 		return out == "0"
 	}, 60*time.Second, 200*time.Millisecond, "the autoscaler runs")
 	const window = 40 * time.Second
@@ -98,7 +98,7 @@ spec:
 		"arcflow put calls off once its share was spent")
 	deferredAt := time.Now()
 	budgetReason := func() string {
-		out, _ := stack.Kubectl(ctx, "get", "-n", ns, "hra", "budget", "-o", `jsonpath={.status.conditions[?(@.type=="GitHubBudget")].reason}`)
+		out, _ := stack.JSONPath(ctx, ns, "hra", "budget", `{.status.conditions[?(@.type=="GitHubBudget")].reason}`)
 		return out
 	}
 	require.Eventually(t, func() bool { return budgetReason() == "Throttled" }, window, 500*time.Millisecond,

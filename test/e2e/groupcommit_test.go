@@ -62,7 +62,7 @@ func TestABurstOfWebhooksReachesTheAutoscalerOnceEach(t *testing.T) {
 	url := w.startWebhook()
 	w.apply(hraManifest)
 	w.eventually("the autoscaler runs", func() bool {
-		out, err := stack.Kubectl(w.ctx, "get", "-n", w.ns, "hra", "hello", "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].status}`)
+		out, err := stack.JSONPath(w.ctx, w.ns, "hra", "hello", `{.status.conditions[?(@.type=="Accepted")].status}`)
 		return err == nil && out == "True"
 	})
 

@@ -287,7 +287,7 @@ func applyHelloPool(t *testing.T, ctx context.Context, ns string) {
 	out, err := stack.Kubectl(ctx, "apply", "-n", ns, "-f", manifest)
 	require.NoError(t, err, out)
 	eventually(t, ctx, "the installed worker accepts the autoscaler", func() bool {
-		out, err := stack.Kubectl(ctx, "get", "-n", ns, "hra", "hello", "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].status}`)
+		out, err := stack.JSONPath(ctx, ns, "hra", "hello", `{.status.conditions[?(@.type=="Accepted")].status}`)
 		return err == nil && out == "True"
 	})
 }

@@ -380,8 +380,7 @@ spec:
             storage: 1Gi
 `)
 	condition := func(name, typ string) string {
-		out, err := stack.Kubectl(w.ctx, "get", "-n", w.ns, "rdeploy", name,
-			"-o", `jsonpath={.status.conditions[?(@.type=="`+typ+`")].status} {.status.conditions[?(@.type=="`+typ+`")].message}`)
+		out, err := stack.JSONPath(w.ctx, w.ns, "rdeploy", name, `{.status.conditions[?(@.type=="`+typ+`")].status} {.status.conditions[?(@.type=="`+typ+`")].message}`)
 		require.NoError(t, err)
 		return out
 	}

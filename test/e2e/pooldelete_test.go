@@ -98,7 +98,7 @@ func TestDeletingARunnerDeploymentLetsItsJobsFinish(t *testing.T) {
 	require.Eventually(t, func() bool { return w.IdleRunners() == 0 && w.Runners.LivePods() == poolDeleteJobs },
 		20*time.Second, 100*time.Millisecond, "the idle runner goes at once, the busy ones stay")
 	idleGone := time.Since(deleted)
-	out, err = stack.Kubectl(ctx, "get", "-n", ns, "rdeploy", "app", "-o", "jsonpath={.metadata.deletionTimestamp} {.metadata.finalizers}")
+	out, err = stack.JSONPath(ctx, ns, "rdeploy", "app", "{.metadata.deletionTimestamp} {.metadata.finalizers}")
 	require.NoError(t, err, out)
 	require.Contains(t, out, activities.PoolFinalizer, "the RunnerDeployment waits for its pool")
 	lines, err := startCLI(t, "status", "-n", ns)()

@@ -81,7 +81,7 @@ spec:
 	apply("2")
 	require.Eventually(t, func() bool { return pods() == 2 && len(gh.Runners()) == 2 }, time.Minute, 200*time.Millisecond, "two runners created under the worker's RBAC")
 	require.Eventually(t, func() bool {
-		out, err := stack.Kubectl(ctx, "get", "-n", ns, "rdeploy", "app", "-o", "jsonpath={.status.availableReplicas}")
+		out, err := stack.JSONPath(ctx, ns, "rdeploy", "app", "{.status.availableReplicas}")
 		return err == nil && out == "2"
 	}, time.Minute, 200*time.Millisecond, "status written under the worker's RBAC")
 	apply("0")

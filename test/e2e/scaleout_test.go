@@ -73,7 +73,7 @@ func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
 
 	require.NoError(t, w.Apply(ctx, fullpath.RunnerDeployment))
 	require.Eventually(t, func() bool {
-		out, err := stack.Kubectl(ctx, "get", "-n", ns, "hra", hra, "-o", "jsonpath={.status.desiredReplicas}")
+		out, err := stack.JSONPath(ctx, ns, "hra", hra, "{.status.desiredReplicas}")
 		return err == nil && out == "0" && len(runnerPods(t, w)) == 0 &&
 			world.PoolAtZero(ctx, tc, contract.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, hra))
 	}, 60*time.Second, 200*time.Millisecond, "the pool settles at minReplicas 0")

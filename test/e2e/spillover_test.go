@@ -41,11 +41,11 @@ func TestJobsBeyondAFullPoolSpillOverToTheNextPool(t *testing.T) {
 	})
 	require.NoError(t, w.Apply(ctx, twoPoolsForOneLabel()))
 	replicas := func(rd string) string {
-		out, _ := stack.Kubectl(ctx, "get", "-n", ns, "rdeploy", rd, "-o", "jsonpath={.status.desiredReplicas}/{.status.replicas}")
+		out, _ := stack.JSONPath(ctx, ns, "rdeploy", rd, "{.status.desiredReplicas}/{.status.replicas}")
 		return out
 	}
 	desired := func(hra string) string {
-		out, _ := stack.Kubectl(ctx, "get", "-n", ns, "hra", hra, "-o", "jsonpath={.status.desiredReplicas}")
+		out, _ := stack.JSONPath(ctx, ns, "hra", hra, "{.status.desiredReplicas}")
 		return out
 	}
 	// Both autoscalers run before the jobs come, as they do once the watcher saw the HRAs.

@@ -35,7 +35,7 @@ func TestASteadyLoadOverManyPoolsInterruptsNothingAndStopsNoRunnerAJobNeeds(t *t
 	})
 	require.NoError(t, w.Apply(ctx, steadyLoad.Manifest()))
 	require.Eventually(t, func() bool {
-		out, _ := stack.Kubectl(ctx, "get", "-n", ns, "hra", "-o", "jsonpath={range .items[*]}{.status.desiredReplicas}{end}")
+		out, _ := stack.JSONPath(ctx, ns, "hra", "", "{range .items[*]}{.status.desiredReplicas}{end}")
 		return out == "0000000000"
 	}, 60*time.Second, 200*time.Millisecond, "every autoscaler runs before the jobs come")
 

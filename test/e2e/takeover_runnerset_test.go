@@ -201,7 +201,7 @@ func takeOverRunnerSet(t *testing.T, ns string, killWorker bool) {
 		left := arcSetLeft(ctx, w, ns)
 		sets := slices.DeleteFunc(slices.Clone(left), func(s string) bool { return !strings.HasPrefix(s, "StatefulSet ") })
 		assert.Len(c, sets, 3, "ARC's StatefulSets left: %v", left)
-		free, err := stack.Kubectl(ctx, "get", "-n", ns, "runnerset", arcSetName, "-o", "jsonpath={.status.volumesFree}")
+		free, err := stack.JSONPath(ctx, ns, "runnerset", arcSetName, "{.status.volumesFree}")
 		assert.NoError(c, err)
 		assert.Equal(c, "4", free, "the RunnerSet's volumesFree")
 	}, 60*time.Second, 200*time.Millisecond, "ARC's idle runners are removed, with their StatefulSets, and their claims are free slots beside the one ARC left free")

@@ -127,7 +127,7 @@ func TestArcflowRebuildsWhenTemporalsStoreIsLost(t *testing.T) {
 	require.ElementsMatch(t, []string{"RunnerDeployment", "HorizontalRunnerAutoscaler"}, strings.Fields(restarted), "each resource says its workflow was started again")
 	t.Logf("arcflow status after the rebuild:\n%s", status)
 	takenOver := func() string {
-		out, err := stack.Kubectl(ctx, "get", "rdeploy", "app", "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="RunnersTakenOver")].status}`)
+		out, err := stack.JSONPath(ctx, ns, "rdeploy", "app", `{.status.conditions[?(@.type=="RunnersTakenOver")].status}`)
 		if err != nil {
 			return err.Error() // Eventually runs this outside the test's goroutine: no require here
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/arcflow/arcflow/sim/world"
 )
@@ -42,9 +43,16 @@ func TestARunnerThatCannotBeScheduledIsReplacedWithBackoff(t *testing.T) {
 		Env: []string{"ARCFLOW_RUNNER_UNSCHEDULABLE_TIMEOUT=5s"},
 	})
 	require.NoError(t, w.Apply(ctx, unschedulableRunners(`{"arcflow.dev/no-such-node": "true"}`)))
-	pods := func() string {
-		out, _ := stack.Kubectl(ctx, "get", "pods", "-n", ns, "-l", "runner-deployment-name=nowhere", "-o", "name")
-		return out
+	pods := func() string { // the pods' names, as kubectl get -o name
+		list, err := w.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "runner-deployment-name=nowhere"})
+		if err != nil {
+			return ""
+		}
+		var names []string
+		for _, p := range list.Items {
+			names = append(names, "pod/"+p.Name)
+		}
+		return strings.Join(names, "\n")
 	}
 	require.Eventually(t, func() bool { return pods() != "" }, 30*time.Second, 100*time.Millisecond, "a first pod")
 	first := strings.TrimSpace(pods())

@@ -31,13 +31,13 @@ func TestWarmRunnersRiseWithTheJobsAndGoAtRest(t *testing.T) {
 	require.NoError(t, err)
 	for _, name := range []string{pool, slow} {
 		require.Eventually(t, func() bool {
-			out, err := stack.Kubectl(ctx, "get", "-n", ns, "hra", name, "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].status}`)
+			out, err := stack.JSONPath(ctx, ns, "hra", name, `{.status.conditions[?(@.type=="Accepted")].status}`)
 			return err == nil && out == "True"
 		}, time.Minute, 200*time.Millisecond, "the autoscaler of %s started", name)
 	}
 
 	jsonpathOf := func(kind, name, path string) string {
-		out, _ := stack.Kubectl(ctx, "get", "-n", ns, kind, name, "-o", "jsonpath={"+path+"}")
+		out, _ := stack.JSONPath(ctx, ns, kind, name, "{"+path+"}")
 		return out
 	}
 	jsonpath := func(kind, path string) string { return jsonpathOf(kind, pool, path) }

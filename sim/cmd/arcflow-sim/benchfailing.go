@@ -44,8 +44,7 @@ func benchFailing(ctx context.Context, s *session, d time.Duration) (string, err
 	case <-time.After(d):
 	}
 	pods := len(w.Runners.PodTimes())
-	condition, err := s.stack.Kubectl(ctx, "get", "-n", ns, "rdeploy", "crashing", "-o",
-		`jsonpath={.status.conditions[?(@.type=="RunnersFailing")].status} {.status.conditions[?(@.type=="RunnersFailing")].reason}: {.status.conditions[?(@.type=="RunnersFailing")].message}`)
+	condition, err := s.stack.JSONPath(ctx, ns, "rdeploy", "crashing", `{.status.conditions[?(@.type=="RunnersFailing")].status} {.status.conditions[?(@.type=="RunnersFailing")].reason}: {.status.conditions[?(@.type=="RunnersFailing")].message}`)
 	if err != nil {
 		return "", fmt.Errorf("read the RunnersFailing condition: %w", err)
 	}

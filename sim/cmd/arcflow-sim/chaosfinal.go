@@ -54,10 +54,10 @@ func readFinalCounts(ctx context.Context, s *session, w *world.World) (finalCoun
 		return f, fmt.Errorf("list runner Secrets: %w", err)
 	}
 	f.pods, f.secrets = len(pods.Items), len(secrets.Items)
-	if f.desired, err = s.stack.Kubectl(ctx, "get", "-n", w.Namespace(), "hra", "chaos", "-o", "jsonpath={.status.desiredReplicas}"); err != nil {
+	if f.desired, err = s.stack.JSONPath(ctx, w.Namespace(), "hra", "chaos", "{.status.desiredReplicas}"); err != nil {
 		return f, fmt.Errorf("read the HRA's status: %w", err)
 	}
-	if f.replicas, err = s.stack.Kubectl(ctx, "get", "-n", w.Namespace(), "rdeploy", "chaos", "-o", "jsonpath={.status.replicas}"); err != nil {
+	if f.replicas, err = s.stack.JSONPath(ctx, w.Namespace(), "rdeploy", "chaos", "{.status.replicas}"); err != nil {
 		return f, fmt.Errorf("read the RunnerDeployment's status: %w", err)
 	}
 	if f.replicas == "" {

@@ -144,7 +144,7 @@ func waitFor(ctx context.Context, timeout time.Duration, what string, cond func(
 // (its Accepted condition), so its workflow runs before jobs are queued.
 func (s *session) waitAccepted(ctx context.Context, namespace, hra string) error {
 	return waitFor(ctx, time.Minute, "the autoscaler to start", func() bool {
-		out, err := s.stack.Kubectl(ctx, "get", "-n", namespace, "hra", hra, "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].status}`)
+		out, err := s.stack.JSONPath(ctx, namespace, "hra", hra, `{.status.conditions[?(@.type=="Accepted")].status}`)
 		return err == nil && out == "True"
 	})
 }
