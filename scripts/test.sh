@@ -16,7 +16,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 flags=${GO_TEST_FLAGS:--count=1 -timeout 20m}
-shards=${E2E_SHARDS:-3}
+shards=${E2E_SHARDS:-2}
 e2e=./test/e2e
 logs=$(mktemp -d); trap 'rm -rf "$logs"' EXIT
 

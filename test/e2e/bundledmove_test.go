@@ -136,9 +136,11 @@ func TestHelmUpgradeMovesOffTheBundledTemporalWithARunnerBusy(t *testing.T) {
 	})
 	tookOver := time.Since(movedAt)
 	t.Logf("arcflow status on the new Temporal, %v after the worker started:\n%s", tookOver.Round(100*time.Millisecond), out)
-	condition, err := stack.JSONPath(ctx, runners, "rdeploy", "hello", `{.status.conditions[?(@.type=="RunnersTakenOver")].status}`)
-	require.NoError(t, err, condition)
-	require.Equal(t, "True", condition, "the RunnerDeployment says it runs a runner it took over")
+	// The worker writes the pool's status a moment after the pool knows.
+	eventually(t, ctx, "the RunnerDeployment says it runs a runner it took over", func() bool {
+		out, err := stack.JSONPath(ctx, runners, "rdeploy", "hello", `{.status.conditions[?(@.type=="RunnersTakenOver")].status}`)
+		return err == nil && out == "True"
+	})
 
 	after := r.gh.QueueJob("Codertocat/Hello-World", "after-move", labels)
 	eventually(t, ctx, "a job queued after the move runs to its end", func() bool {
