@@ -75,10 +75,16 @@ func heldARCLease(t *testing.T, ctx context.Context, namespace, name string) (st
 	}
 }
 
+// conditionField reads a field (status, reason, message) of a resource's
+// condition of type conditionType; empty when the read fails or there is none.
+func conditionField(ctx context.Context, ns, resource, name, conditionType, field string) string {
+	out, _ := stack.JSONPath(ctx, ns, resource, name, `{.status.conditions[?(@.type=="`+conditionType+`")].`+field+`}`)
+	return out
+}
+
 // acceptedField reads a field of a resource's Accepted condition.
 func acceptedField(ctx context.Context, ns, resource, name, field string) string {
-	out, _ := stack.JSONPath(ctx, ns, resource, name, `{.status.conditions[?(@.type=="Accepted")].`+field+`}`)
-	return out
+	return conditionField(ctx, ns, resource, name, "Accepted", field)
 }
 
 // While ARC's controller-manager renews its Lease, arcflow starts nothing for a

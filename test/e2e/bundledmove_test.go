@@ -12,9 +12,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/sim"
 	"github.com/arcflow/arcflow/sim/fakegithub"
 	"github.com/arcflow/arcflow/sim/localstack"
@@ -71,7 +69,7 @@ func TestHelmUpgradeMovesOffTheBundledTemporalWithARunnerBusy(t *testing.T) {
 	})
 	claim := "data-" + release + "-temporal-0"
 	eventually(t, ctx, "the StatefulSet's controller made the bundled Temporal's claim", func() bool {
-		_, err := stack.Kubectl(ctx, "get", "pvc", "-n", system, claim)
+		_, err := stack.JSONPath(ctx, system, "pvc", claim, "{.metadata.name}")
 		return err == nil
 	})
 
@@ -137,10 +135,8 @@ func TestHelmUpgradeMovesOffTheBundledTemporalWithARunnerBusy(t *testing.T) {
 	tookOver := time.Since(movedAt)
 	t.Logf("arcflow status on the new Temporal, %v after the worker started:\n%s", tookOver.Round(100*time.Millisecond), out)
 	// The worker writes the pool's status a moment after the pool knows.
-	eventually(t, ctx, "the RunnerDeployment says it runs a runner it took over", func() bool {
-		out, err := stack.JSONPath(ctx, runners, "rdeploy", "hello", `{.status.conditions[?(@.type=="RunnersTakenOver")].status}`)
-		return err == nil && out == "True"
-	})
+	takenOver := func() string { return conditionField(ctx, runners, "rdeploy", "hello", "RunnersTakenOver", "status") }
+	eventually(t, ctx, "the RunnerDeployment says it runs a runner it took over", func() bool { return takenOver() == "True" })
 
 	after := r.gh.QueueJob("Codertocat/Hello-World", "after-move", labels)
 	eventually(t, ctx, "a job queued after the move runs to its end", func() bool {
@@ -164,17 +160,9 @@ func TestHelmUpgradeMovesOffTheBundledTemporalWithARunnerBusy(t *testing.T) {
 	require.Empty(t, registrar.Violations(), "no busy runner's pod was deleted")
 	require.Zero(t, registrar.Interrupted(), "no job interrupted")
 	eventually(t, ctx, "no runner pod, runner Secret or registered runner is left", func() bool {
-		pods, err := r.kube.CoreV1().Pods(runners).List(ctx, metav1.ListOptions{LabelSelector: activities.LabelRunner})
-		if err != nil || len(pods.Items) > 0 {
-			return false
-		}
-		secrets, err := r.kube.CoreV1().Secrets(runners).List(ctx, metav1.ListOptions{LabelSelector: activities.LabelRunner})
-		return err == nil && len(secrets.Items) == 0 && len(r.gh.Runners()) == 0
+		return nothingLeft(ctx, r.kube, r.gh, runners)
 	})
-	eventually(t, ctx, "the RunnerDeployment says its taken-over runners ended", func() bool {
-		out, err := stack.JSONPath(ctx, runners, "rdeploy", "hello", `{.status.conditions[?(@.type=="RunnersTakenOver")].status}`)
-		return err == nil && out == "False"
-	})
+	eventually(t, ctx, "the RunnerDeployment says its taken-over runners ended", func() bool { return takenOver() == "False" })
 
 	out, err = stack.Kubectl(ctx, "delete", "-n", runners, "hra,rdeploy", "--all")
 	require.NoError(t, err, out)

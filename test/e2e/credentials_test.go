@@ -78,10 +78,7 @@ func TestEachPoolActsWithItsOwnGitHubCredentials(t *testing.T) {
 		orgPool("pool-c", "org-a", "creds-c", false),
 	}, "---\n")))
 
-	accepted := func(kind, name, field string) string {
-		out, _ := stack.JSONPath(ctx, ns, kind, name, `{.status.conditions[?(@.type=="Accepted")].`+field+`}`)
-		return out
-	}
+	accepted := func(kind, name, field string) string { return acceptedField(ctx, ns, kind, name, field) }
 	require.Eventually(t, func() bool { return accepted("rdeploy", "pool-c", "reason") == "InvalidCredentials" },
 		30*time.Second, 100*time.Millisecond, "the pool whose Secret is missing says so")
 	require.Contains(t, accepted("rdeploy", "pool-c", "message"), "credentials/creds-c")

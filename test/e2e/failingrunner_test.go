@@ -47,8 +47,7 @@ func TestARunnerThatCrashesAtStartIsReplacedWithBackoff(t *testing.T) {
 
 // runnersFailingField reads a field of a RunnerDeployment's RunnersFailing condition.
 func runnersFailingField(ctx context.Context, w *world.World, rd, field string) string {
-	out, _ := stack.JSONPath(ctx, w.Namespace(), "rdeploy", rd, `{.status.conditions[?(@.type=="RunnersFailing")].`+field+`}`)
-	return out
+	return conditionField(ctx, w.Namespace(), "rdeploy", rd, "RunnersFailing", field)
 }
 
 // requireRunnersFailing waits for a RunnerDeployment's RunnersFailing condition

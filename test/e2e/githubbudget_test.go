@@ -97,10 +97,7 @@ spec:
 	require.Eventually(t, func() bool { return deferredCalls(readAllMetrics(t, w.WorkerMetricsURL)) > 0 }, window, 500*time.Millisecond,
 		"arcflow put calls off once its share was spent")
 	deferredAt := time.Now()
-	budgetReason := func() string {
-		out, _ := stack.JSONPath(ctx, ns, "hra", "budget", `{.status.conditions[?(@.type=="GitHubBudget")].reason}`)
-		return out
-	}
+	budgetReason := func() string { return conditionField(ctx, ns, "hra", "budget", "GitHubBudget", "reason") }
 	require.Eventually(t, func() bool { return budgetReason() == "Throttled" }, window, 500*time.Millisecond,
 		"the HRA says that arcflow throttles itself")
 	events, err := stack.Kubectl(ctx, "get", "events", "-n", ns, "--field-selector", "reason=GitHubBudgetThrottled", "-o", "name")

@@ -219,8 +219,7 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 	lateJob, _ := w.GitHub.Job(late.ID)
 	require.NoError(t, w.Runners.OOMKill(ctx, ns, podOf(t, ctx, kube, ns, lateJob.RunnerName)))
 	require.Eventually(t, func() bool {
-		out, err := stack.JSONPath(ctx, ns, "rdeploy", "app", `{.status.conditions[?(@.type=="RerunLostJobs")].reason}`)
-		return err == nil && out == "NoActionsWrite"
+		return conditionField(ctx, ns, "rdeploy", "app", "RerunLostJobs", "reason") == "NoActionsWrite"
 	}, 60*time.Second, 200*time.Millisecond, "the condition says the credentials lack actions: write")
 	require.Len(t, w.GitHub.Reruns(), 3, "the late job is not re-run")
 

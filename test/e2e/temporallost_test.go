@@ -11,8 +11,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/sim/fakegithub"
 	"github.com/arcflow/arcflow/sim/fullpath"
 	"github.com/arcflow/arcflow/sim/localstack"
 	"github.com/arcflow/arcflow/sim/world"
@@ -62,14 +64,19 @@ func rebuilt(t *testing.T, ctx context.Context, w *world.World, ns string, jobs 
 	}
 	require.Empty(t, w.Runners.Violations(), "no busy runner's pod was deleted")
 	require.Zero(t, w.Runners.Interrupted(), "no job interrupted")
-	require.Eventually(t, func() bool {
-		pods, err := w.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: activities.LabelPool})
-		if err != nil || len(pods.Items) > 0 {
-			return false
-		}
-		secrets, err := w.Kube.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{LabelSelector: activities.LabelRunner})
-		return err == nil && len(secrets.Items) == 0 && len(w.GitHub.Runners()) == 0
-	}, 90*time.Second, 200*time.Millisecond, "no runner pod, runner Secret or registered runner left")
+	require.Eventually(t, func() bool { return nothingLeft(ctx, w.Kube, w.GitHub, ns) },
+		90*time.Second, 200*time.Millisecond, "no runner pod, runner Secret or registered runner left")
+}
+
+// nothingLeft: no runner pod and no runner Secret in ns, and no runner
+// registered on GitHub.
+func nothingLeft(ctx context.Context, kube kubernetes.Interface, gh *fakegithub.Server, ns string) bool {
+	pods, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: activities.LabelRunner})
+	if err != nil || len(pods.Items) > 0 {
+		return false
+	}
+	secrets, err := kube.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{LabelSelector: activities.LabelRunner})
+	return err == nil && len(secrets.Items) == 0 && len(gh.Runners()) == 0
 }
 
 // 10 runners busy on 60 s jobs; Temporal stops, and 5 jobs queue while it is
@@ -126,13 +133,7 @@ func TestArcflowRebuildsWhenTemporalsStoreIsLost(t *testing.T) {
 	require.NoError(t, err, restarted)
 	require.ElementsMatch(t, []string{"RunnerDeployment", "HorizontalRunnerAutoscaler"}, strings.Fields(restarted), "each resource says its workflow was started again")
 	t.Logf("arcflow status after the rebuild:\n%s", status)
-	takenOver := func() string {
-		out, err := stack.JSONPath(ctx, ns, "rdeploy", "app", `{.status.conditions[?(@.type=="RunnersTakenOver")].status}`)
-		if err != nil {
-			return err.Error() // Eventually runs this outside the test's goroutine: no require here
-		}
-		return out
-	}
+	takenOver := func() string { return conditionField(ctx, ns, "rdeploy", "app", "RunnersTakenOver", "status") }
 	require.Eventually(t, func() bool { return takenOver() == "True" }, 10*time.Second, 100*time.Millisecond, "a condition says the pool runs runners it took over")
 
 	rebuilt(t, ctx, w, ns, lostMax)
