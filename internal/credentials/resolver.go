@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 	"sync"
@@ -36,9 +37,14 @@ type Resolver struct {
 	// a rotated Secret takes effect within it (DefaultRecheck). A Secret whose
 	// data did not change keeps its client, and so its caches.
 	Recheck time.Duration
+	// Log, when set, gets what cannot be said on the Secret itself.
+	Log *slog.Logger
 
 	mu   sync.Mutex
 	sets map[string]*set // by namespace/name
+	// announced is the resourceVersion of each Secret whose token-over-App
+	// event was recorded, by namespace/name.
+	announced map[string]string
 }
 
 type set struct {
@@ -86,7 +92,8 @@ func (r *Resolver) For(ctx context.Context, ref string) (*github.Client, error) 
 }
 
 // Check reads and validates the Secret ref without keeping a client, for the
-// watcher to report a bad Secret on the resource that names it.
+// watcher to report a bad Secret on the resource that names it. A Secret with
+// both a token and App keys is valid: the token is used, as in ARC.
 func (r *Resolver) Check(ctx context.Context, ref string) error {
 	data, err := r.read(ctx, ref)
 	if err != nil {
@@ -98,6 +105,8 @@ func (r *Resolver) Check(ctx context.Context, ref string) error {
 	return nil
 }
 
+// read returns the Secret's data as ARC reads it (the token over App keys,
+// announced on the Secret once per version).
 func (r *Resolver) read(ctx context.Context, ref string) (map[string][]byte, error) {
 	namespace, name, ok := strings.Cut(ref, "/")
 	if !ok || namespace == "" || name == "" {
@@ -110,7 +119,11 @@ func (r *Resolver) read(ctx context.Context, ref string) (map[string][]byte, err
 	if err != nil {
 		return nil, fmt.Errorf("read secret %s: %w", ref, err)
 	}
-	return secret.Data, nil
+	data, both := tokenOverAppKeys(secret.Data)
+	if both {
+		r.announceTokenOverApp(ctx, secret)
+	}
+	return data, nil
 }
 
 func digestOf(data map[string][]byte) [sha256.Size]byte {
