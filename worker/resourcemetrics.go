@@ -23,6 +23,7 @@ var (
 	rdReplicasDesc = prometheus.NewDesc("runnerdeployment_spec_replicas", "spec.replicas of a RunnerDeployment.", []string{"runnerdeployment", "namespace"}, nil)
 	rsReplicasDesc = prometheus.NewDesc("runnerset_spec_replicas", "spec.replicas of a RunnerSet (ARC defines it but never exports it).", []string{"runnerset", "namespace"}, nil)
 	failuresDesc   = prometheus.NewDesc("arcflow_runner_failures_total", "Runners of a pool that could not start, by reason (status.runnerFailures).", []string{"kind", "name", "namespace", "reason"}, nil)
+	conditionDesc  = prometheus.NewDesc("arcflow_resource_condition", "A status condition of a RunnerDeployment, RunnerSet or HorizontalRunnerAutoscaler: 1, with its type, status and reason.", []string{"kind", "name", "namespace", "type", "status", "reason"}, nil)
 )
 
 // failureReasons are status.runnerFailures' fields and their reason labels,
@@ -51,7 +52,7 @@ func (m *ResourceMetrics) use(hras, rds, rss cache.GenericLister) {
 
 // Describe implements prometheus.Collector.
 func (m *ResourceMetrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{hraMinDesc, hraMaxDesc, hraDesiredDesc, rdReplicasDesc, rsReplicasDesc, failuresDesc, warmRunnersDesc, idleRunnerSecondsDesc} {
+	for _, d := range []*prometheus.Desc{hraMinDesc, hraMaxDesc, hraDesiredDesc, rdReplicasDesc, rsReplicasDesc, failuresDesc, conditionDesc, warmRunnersDesc, idleRunnerSecondsDesc} {
 		ch <- d
 	}
 }
@@ -84,6 +85,7 @@ func (m *ResourceMetrics) Collect(ch chan<- prometheus.Metric) {
 		gauge(hraMinDesc, u, "spec", "minReplicas")
 		gauge(hraMaxDesc, u, "spec", "maxReplicas")
 		gauge(hraDesiredDesc, u, "status", "desiredReplicas")
+		conditionMetrics(ch, "HorizontalRunnerAutoscaler", u)
 	})
 	failures := func(kind string) func(u *unstructured.Unstructured) {
 		return func(u *unstructured.Unstructured) {
@@ -97,11 +99,40 @@ func (m *ResourceMetrics) Collect(ch chan<- prometheus.Metric) {
 	each(rds, func(u *unstructured.Unstructured) {
 		gauge(rdReplicasDesc, u, "spec", "replicas")
 		failures("RunnerDeployment")(u)
+		conditionMetrics(ch, "RunnerDeployment", u)
 		warmMetrics(ch, "RunnerDeployment", u)
 	})
 	each(rss, func(u *unstructured.Unstructured) {
 		gauge(rsReplicasDesc, u, "spec", "replicas")
 		failures("RunnerSet")(u)
+		conditionMetrics(ch, "RunnerSet", u)
 		warmMetrics(ch, "RunnerSet", u)
 	})
+}
+
+// conditionMetrics exports each of a resource's status conditions as 1, with
+// its status and reason as labels, as kube-state-metrics exports a
+// Deployment's. True conditions are exported too, so a query can tell an
+// accepted resource from one the leader has not listed. How long a condition
+// has held is left to the alert's `for`: Prometheus measures it the same way
+// whichever writer stamped lastTransitionTime, and however it stamped it.
+func conditionMetrics(ch chan<- prometheus.Metric, kind string, u *unstructured.Unstructured) {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	seen := map[string]bool{}
+	for _, c := range conds {
+		m, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		typ, _ := m["type"].(string)
+		status, _ := m["status"].(string)
+		reason, _ := m["reason"].(string)
+		// A type listed twice (a hand-edited status) would make the same series
+		// twice, and that fails the whole scrape: the first one counts.
+		if typ == "" || status == "" || seen[typ] {
+			continue
+		}
+		seen[typ] = true
+		ch <- prometheus.MustNewConstMetric(conditionDesc, prometheus.GaugeValue, 1, kind, u.GetName(), u.GetNamespace(), typ, status, reason)
+	}
 }
