@@ -6,6 +6,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 
 	sdkworker "go.temporal.io/sdk/worker"
 	"k8s.io/client-go/kubernetes"
@@ -60,7 +61,7 @@ type workerPart struct {
 // newWorkerPart builds the worker; a bad GitHub setting fails here, before
 // anything runs.
 func newWorkerPart(p *process, common *commonFlags, flags *workerFlags) (*workerPart, error) {
-	ghConfig, err := github.ConfigFromEnv()
+	ghConfig, err := workerGitHubConfig(p.log)
 	if err != nil {
 		return nil, err
 	}
@@ -82,13 +83,29 @@ func newWorkerPart(p *process, common *commonFlags, flags *workerFlags) (*worker
 		arc.Warn = p.log.Warn
 	}
 	// One client per githubAPICredentialsFrom Secret, beside the worker's own.
-	creds := &credentials.Resolver{Kube: kube, Worker: ghConfig, Options: ghOptions}
+	creds := &credentials.Resolver{Kube: kube, Worker: ghConfig, Options: ghOptions, Log: p.log}
 	worker.SetStickyCacheSize(flags.stickyCacheSize)
 	w := worker.New(p.temporal,
 		&activities.Kubernetes{Client: kube, Dynamic: p.dynamic, Tokens: gh, Credentials: creds, Defaults: flags.podDefaults,
 			LostJobs: activities.NewLostJobMetrics(p.reg)},
 		&activities.GitHub{Registry: gh, Jobs: gh, Reruns: gh, Credentials: creds})
 	return &workerPart{p: p, kube: kube, common: common, flags: flags, gh: gh, creds: creds, worker: w, metrics: worker.NewResourceMetrics(p.reg), arc: arc}, nil
+}
+
+// workerGitHubConfig reads the worker's own GitHub credentials from ARC's
+// environment names. Like ARC, it uses GITHUB_TOKEN when the GITHUB_APP_*
+// variables are set too (one Secret with both keys, mounted as env), and
+// warns, naming the variables, never their values.
+func workerGitHubConfig(log *slog.Logger) (github.Config, error) {
+	cfg, err := github.ConfigFromEnv()
+	if err != nil {
+		return github.Config{}, fmt.Errorf("github credentials: %w", err)
+	}
+	cfg, both := credentials.TokenOverApp(cfg)
+	if both {
+		log.Warn("GITHUB_TOKEN and GITHUB_APP_* are both set (the Secret holds github_token and GitHub App keys); arcflow uses the token, as ARC does, and ignores the App keys")
+	}
+	return cfg, nil
 }
 
 // run polls Temporal and, while leading, watches Kubernetes, until ctx ends.
@@ -106,7 +123,7 @@ func (wp *workerPart) run(ctx context.Context) error {
 			Namespace: ns, Autoscaling: *wp.common.autoscaling, Log: log, Metrics: wp.metrics,
 			RunnerTimings: wp.flags.runnerTimings, Credentials: wp.creds, VolumeIdleTimeout: wp.flags.volumeIdleTimeout,
 			PoolDeletionGrace: wp.flags.poolDeletionGrace, PoolStatusInterval: wp.flags.poolStatusInterval, WorkflowCheckPeriod: wp.flags.workflowCheckPeriod,
-			ARC: wp.arc, Budgets: wp.budget,
+			ARC: wp.arc, Budgets: wp.budget, TemporalNamespace: wp.common.temporal.namespace,
 		}
 		errs := make(chan error, 2)
 		go func() { errs <- pods.Run(ctx, 4) }()
