@@ -48,6 +48,9 @@ func AutoscalerWorkflow(ctx workflow.Context, in AutoscalerInput) error {
 	if err := workflow.SetQueryHandler(ctx, contract.QueryState, func() (AutoscalerState, error) { return a.state, nil }); err != nil {
 		return err
 	}
+	if a.handBack = workflow.GetVersion(ctx, handBackVersion, workflow.DefaultVersion, 1) >= 1; a.handBack {
+		a.state.Spec.Capacity = withoutHandedBack(a.state.Spec.Capacity)
+	}
 	for !a.state.Deleting {
 		wake := a.decide(ctx)
 		info := workflow.GetInfo(ctx)
@@ -75,6 +78,9 @@ type autoscalerRun struct {
 	timer wakeTimer
 	// tells are job starts passed on to runners, their results to come (tellRunner).
 	tells []workflow.Future
+	// handBack: this run notes job starts and hands jobs back to ARC while a
+	// drain holds it (handBackVersion).
+	handBack bool
 }
 
 // keptWakeTimerVersion marks autoscalers that keep their wake-up timer across
@@ -118,6 +124,7 @@ func (a *autoscalerRun) decide(ctx workflow.Context) time.Time {
 		}
 		wake = append(wake, s.NextSync)
 	}
+	wake = append(wake, a.handBackToARC(ctx, now))
 
 	schedule, err := MatchSchedule(spec.Overrides, now)
 	if err != nil {

@@ -19,6 +19,7 @@ const runningRunnersVersion = "running-runners"
 // alone): the pool needs them when it chooses runners to stop, and the
 // request that lowers its count carries them.
 func (a *autoscalerRun) noteRunning(ev contract.JobEvent) {
+	a.markStarted(ev.JobID)
 	if ev.RunnerName == "" {
 		return
 	}

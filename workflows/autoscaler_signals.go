@@ -66,6 +66,9 @@ func (a *autoscalerRun) onSpec(spec contract.AutoscalerSpec) {
 	if spec.Generation != 0 && spec.Generation < a.state.Spec.Generation {
 		return
 	}
+	if a.handBack {
+		spec.Capacity = withoutHandedBack(spec.Capacity)
+	}
 	a.state.Spec = spec.WithDefaults()
 }
 

@@ -54,6 +54,10 @@ type AutoscalerState struct {
 	Deleting    bool `json:",omitempty"`
 	// Warm is arcflow.dev/idle-runners: auto's estimate and choice.
 	Warm AutoscalerWarm `json:",omitzero"`
+	// HandedBack are the jobs a drain's hold handed back to ARC as entries
+	// of the HRA's capacityReservations, by job ID, with the expiry written
+	// (handback.go).
+	HandedBack map[int64]time.Time `json:",omitempty"`
 }
 
 // HRAStatus is written back to the HorizontalRunnerAutoscaler's status.

@@ -31,6 +31,9 @@ type ForceScale struct {
 	// Since and Until are set by the workflow when it accepts the request.
 	Since time.Time `json:"since,omitempty"`
 	Until time.Time `json:"until,omitempty"`
+	// HandBack, set by `arcflow drain`, hands the queued jobs back to ARC
+	// while the count is held (handback.go).
+	HandBack bool `json:"handBack,omitempty"`
 }
 
 // DesiredOutput is the decision.

@@ -17,6 +17,9 @@ type Reservation struct {
 	Starved bool `json:",omitempty"`
 	// RunID is the job's workflow run, when the delivery named it.
 	RunID int64 `json:",omitempty"`
+	// Started: the job's in_progress delivery came (or a reconcile found it
+	// running), so a drain does not hand it back to ARC (handBackVersion).
+	Started bool `json:",omitempty"`
 }
 
 // Memory bounds: how long a completion that came before its queued event, and a

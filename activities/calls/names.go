@@ -8,21 +8,22 @@ package calls
 
 // Methods of *activities.Kubernetes.
 const (
-	ARCRunnerSet        = "ARCRunnerSet"
-	ARCRunners          = "ARCRunners"
-	AdoptARCClaims      = "AdoptARCClaims"
-	DeleteRunnerPod     = "DeleteRunnerPod"
-	DeleteVolumes       = "DeleteVolumes"
-	EnsureRunnerPod     = "EnsureRunnerPod"
-	GetRunnerPod        = "GetRunnerPod"
-	LastArrivalInScope  = "LastArrivalInScope"
-	OwnRunners          = "OwnRunners"
-	ReleasePoolResource = "ReleasePoolResource"
-	ReportLostJob       = "ReportLostJob"
-	RunnerPodPhases     = "RunnerPodPhases"
-	UpdateHRAStatus     = "UpdateHRAStatus"
-	UpdateHRAWarmStatus = "UpdateHRAWarmStatus"
-	UpdatePoolStatus    = "UpdatePoolStatus"
+	ARCRunnerSet         = "ARCRunnerSet"
+	ARCRunners           = "ARCRunners"
+	AdoptARCClaims       = "AdoptARCClaims"
+	DeleteRunnerPod      = "DeleteRunnerPod"
+	DeleteVolumes        = "DeleteVolumes"
+	EnsureRunnerPod      = "EnsureRunnerPod"
+	GetRunnerPod         = "GetRunnerPod"
+	HandBackReservations = "HandBackReservations"
+	LastArrivalInScope   = "LastArrivalInScope"
+	OwnRunners           = "OwnRunners"
+	ReleasePoolResource  = "ReleasePoolResource"
+	ReportLostJob        = "ReportLostJob"
+	RunnerPodPhases      = "RunnerPodPhases"
+	UpdateHRAStatus      = "UpdateHRAStatus"
+	UpdateHRAWarmStatus  = "UpdateHRAWarmStatus"
+	UpdatePoolStatus     = "UpdatePoolStatus"
 )
 
 // Methods of *activities.GitHub.
