@@ -13,8 +13,23 @@ import (
 // RerunLostJobsCondition is the condition type that says whether a pool's lost
 // jobs can be re-run: False with reason NoActionsWrite once GitHub refused a
 // re-run for lack of permission, True again after a re-run went through. The
-// resource watcher keeps it as it is when it writes its own conditions.
+// resource watcher keeps it as it is when it writes its own conditions, and
+// sets it False with reason RerunNoWorkflowJobTrigger on an annotated pool
+// that no HRA with a workflowJob trigger scales (worker/rerunreadiness.go).
 const RerunLostJobsCondition = "RerunLostJobs"
+
+// Reasons of the RerunLostJobs condition the resource watcher writes: lost jobs
+// are found through workflow_job "completed" deliveries, which name the
+// runner, and only an HRA with a scaleUpTriggers[].githubEvent.workflowJob
+// trigger gets them for its pool.
+const (
+	// RerunNoWorkflowJobTrigger: the pool is annotated, and no HRA with a
+	// workflowJob trigger scales it (or no HRA at all); the condition is False.
+	RerunNoWorkflowJobTrigger = "NoWorkflowJobTrigger"
+	// RerunWorkflowJobTrigger: such an HRA came after RerunNoWorkflowJobTrigger;
+	// the condition is True.
+	RerunWorkflowJobTrigger = "WorkflowJobTrigger"
+)
 
 // rerunCondition is the condition an outcome sets; ok is false for outcomes
 // that say nothing of the permission.
