@@ -26,19 +26,32 @@ to 0. Autoscalers and pools that start meanwhile (a new resource, a webhook
 delivery) are held too. The webhook keeps answering; the held autoscalers
 create nothing for the jobs it reports.
 
+No job is left waiting: ARC has no reconcile for webhooks it did not get, so
+drain hands every job still queued back to ARC in ARC's own form. Each
+autoscaler's queued jobs (not the ones already running) become entries of its
+HRA's spec.capacityReservations, as ARC's webhook server writes them: one
+replica each, expiring when arcflow's reservation would, named
+arcflow-job-<job id> (a second drain doubles nothing). ARC's controller creates
+their runners. While the hold lasts, the held autoscaler hands back each job
+queued later itself, drain running or not, and removes the entry of a job that
+completes. Start ARC's controller-manager and its webhook server and point
+GitHub's webhook at ARC's before the drain (docs/migrating-from-arc.md).
+
 drain then prints, every few seconds while it changes, the runner workflows
 and runner pods left, until none is left or --timeout passes. When it reports
 done, nothing of arcflow's runs there: no runner pod, no runner workflow, and
-arcflow leaves no finalizer on any object. ARC's controller-manager can be
-started again then; while it runs, arcflow's worker starts no pool or
-autoscaler (--arc-controller-lease). arcflow's pool and autoscaler workflows
-stay, held at 0. A timeout, or Ctrl-C, leaves the hold in place: run drain
+arcflow leaves no finalizer on any object; every autoscaler's queued jobs are
+handed back. While ARC's controller-manager runs, arcflow's worker starts no
+pool or autoscaler (--arc-controller-lease). arcflow's pool and autoscaler
+workflows stay, held at 0, and go on handing back what still reaches them. A timeout, or Ctrl-C, leaves the hold in place: run drain
 again to keep waiting.
 
 --undo ends the hold: each autoscaler's force-scale ends within a second, and
 each pool without an autoscaler that was scaled is scaled back to its
 spec.replicas. Such a pool keeps that count: a later change of its
-spec.replicas takes effect at the next ` + "`arcflow drain --undo`" + `.
+spec.replicas takes effect at the next ` + "`arcflow drain --undo`" + `. It
+removes the capacityReservations entries handed back to ARC (ARC would
+otherwise scale for those jobs too).
 
 flags:`
 

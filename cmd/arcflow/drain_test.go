@@ -41,7 +41,7 @@ func TestDrainArguments(t *testing.T) {
 	}
 }
 
-// --help says what drain does and that ARC may start once it reports done.
+// --help says what drain does, what it hands back to ARC, and in which order.
 func TestDrainHelp(t *testing.T) {
 	var out bytes.Buffer
 	_, err := parseDrainArgs([]string{"--help"}, &out)
@@ -49,7 +49,9 @@ func TestDrainHelp(t *testing.T) {
 	for _, says := range []string{
 		"removes its idle runners at once and lets busy ones finish",
 		"force-scale", "scale signal", "When it reports",
-		"ARC's controller-manager can be\nstarted again", "--undo ends the hold", "-all-namespaces", "-timeout",
+		"HRA's spec.capacityReservations, as ARC's webhook server writes them", "a second drain doubles nothing",
+		"hands back each job\nqueued later itself", "point\nGitHub's webhook at ARC's before the drain",
+		"--undo ends the hold", "removes the capacityReservations entries handed back to ARC", "-all-namespaces", "-timeout",
 	} {
 		require.Contains(t, out.String(), says)
 	}

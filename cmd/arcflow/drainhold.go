@@ -31,6 +31,9 @@ type drainer struct {
 	out     io.Writer
 	// held are the workflow IDs already told to hold 0.
 	held map[string]bool
+	// handedBack are the autoscalers whose queued jobs this drain handed
+	// back to ARC (drainhandback.go).
+	handedBack map[string]bool
 }
 
 // drainTargets are the running autoscalers and pools of the drained namespaces.
@@ -83,11 +86,13 @@ func (d *drainer) hold(ctx context.Context, t *drainTargets) error {
 		if d.held[id] {
 			continue
 		}
-		force := workflows.ForceScale{Replicas: 0, Duration: d.opts.hold.String()}
+		// HandBack: while it holds, the autoscaler hands the jobs queued
+		// later back to ARC itself (drainhandback.go).
+		force := workflows.ForceScale{Replicas: 0, Duration: d.opts.hold.String(), HandBack: true}
 		if err := d.signal(ctx, id, contract.SignalForceScale, force); err != nil {
 			return err
 		}
-		fmt.Fprintf(d.out, "drain: %s: holding 0 replicas for %s (force-scale)\n", id, d.opts.hold)
+		fmt.Fprintf(d.out, "drain: %s: holding 0 replicas for %s (force-scale), handing its queued jobs back to ARC\n", id, d.opts.hold)
 	}
 	for _, id := range slices.Sorted(maps.Keys(t.pools)) {
 		if d.held[id] || t.scaled[id] {
@@ -142,6 +147,9 @@ func (d *drainer) undoHold(ctx context.Context) error {
 			return err
 		}
 		fmt.Fprintf(d.out, "drain --undo: %s: scaled back to its spec.replicas, %d\n", id, s.Spec.Replicas)
+	}
+	if err := d.undoHandBack(ctx); err != nil {
+		return err
 	}
 	fmt.Fprintf(d.out, "drain --undo: %d autoscalers and %d pools in %s resume\n", len(t.autoscalers), len(t.pools), d.opts.where())
 	return nil

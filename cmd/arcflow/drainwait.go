@@ -30,9 +30,13 @@ type drainLeft struct {
 	// above are pools whose desired replicas are not 0 yet: their hold has
 	// not reached them, and they may still create a runner.
 	above []string
+	// handBack are autoscalers whose queued jobs are not handed back to ARC yet.
+	handBack []string
 }
 
-func (l *drainLeft) none() bool { return len(l.runners) == 0 && len(l.pods) == 0 && len(l.above) == 0 }
+func (l *drainLeft) none() bool {
+	return len(l.runners) == 0 && len(l.pods) == 0 && len(l.above) == 0 && len(l.handBack) == 0
+}
 
 func (l *drainLeft) String() string {
 	n := 0
@@ -46,6 +50,9 @@ func (l *drainLeft) String() string {
 	s += ", " + plural(len(l.pods), "runner pod")
 	if len(l.above) > 0 {
 		s += fmt.Sprintf("; %s not at 0 yet (%s)", plural(len(l.above), "pool"), strings.Join(l.above, ", "))
+	}
+	if len(l.handBack) > 0 {
+		s += fmt.Sprintf("; queued jobs not yet handed back to ARC by %s (%s)", plural(len(l.handBack), "autoscaler"), strings.Join(l.handBack, ", "))
 	}
 	return s
 }
@@ -75,8 +82,8 @@ func (d *drainer) run(ctx context.Context) error {
 				fmt.Fprintf(d.out, "drain: %v (trying again)\n", err)
 				break
 			}
-			fmt.Fprintf(d.out, "drain: done after %s: no arcflow runner pod or runner workflow is left in %s. "+
-				"ARC's controller-manager can be started again; `arcflow drain --undo` ends the hold.\n",
+			fmt.Fprintf(d.out, "drain: done after %s: no arcflow runner pod or runner workflow is left in %s, and the queued jobs are handed back. "+
+				"ARC's controller-manager can be started again, if it does not run yet; `arcflow drain --undo` ends the hold.\n",
 				time.Since(start).Round(time.Second), d.opts.where())
 			return nil
 		case left.String() != last || time.Since(lastPrinted) >= drainQuiet:
@@ -108,7 +115,7 @@ func (d *drainer) round(ctx context.Context) (*drainLeft, error) {
 	if err := d.hold(ctx, t); err != nil {
 		return nil, err
 	}
-	left := &drainLeft{runners: map[string]int{}}
+	left := &drainLeft{runners: map[string]int{}, handBack: d.handBackTargets(ctx, t)}
 	for _, id := range slices.Sorted(maps.Keys(t.pools)) {
 		if s := t.pools[id]; s.Desired() > 0 {
 			left.above = append(left.above, id)
