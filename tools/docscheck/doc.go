@@ -26,6 +26,10 @@
 //     lines against the packages; anything else is marked
 //     <!-- needs a real cluster -->; every ARC manifest is a file under
 //     deploy/examples (<!-- example: path -->), which a test applies;
+//   - every reason that arcflow's code gives a status condition or an event
+//     (worker/, activities/ and internal/: Reason fields, reason parameters,
+//     and what the functions called there return; see CodeReasons) has a row
+//     in a Reason table of docs/troubleshooting.md;
 //   - the chart's README is what helm-docs generates from values.yaml;
 //   - no line names a path on the machine that wrote it (/root/, /home/, ...).
 //

@@ -113,6 +113,21 @@ func (r Repo) Check() ([]Problem, error) {
 		out = append(out, CheckMetricTable(ops, metrics)...)
 	}
 
+	// Every reason a condition or an event of arcflow's has is explained.
+	reasonCode, err := r.sources(reasonSources...)
+	if err != nil {
+		return nil, err
+	}
+	reasons, err := CodeReasons(reasonCode)
+	if err != nil {
+		return nil, err
+	}
+	if ts, ok := docs[TroubleshootingDoc]; ok {
+		out = append(out, CheckReasonRows(ts, reasons)...)
+	} else {
+		out = append(out, Problem{File: TroubleshootingDoc, Msg: "missing"})
+	}
+
 	makefile, err := r.read("Makefile")
 	if err != nil {
 		return nil, err
