@@ -42,6 +42,9 @@ func rerunReadiness(kind string, u *unstructured.Unstructured, hras []*unstructu
 	wanted := err == nil && limit > 0
 	cur, has := conditionOf(u, activities.RerunLostJobsCondition)
 	ours := has && cur.Reason == activities.RerunNoWorkflowJobTrigger
+	if !wanted && !ours {
+		return c, false, false // most pools: no HRA is looked at
+	}
 	scaling, trigger := hrasOf(kind, u.GetName(), hras)
 	c = metav1.Condition{Type: activities.RerunLostJobsCondition, ObservedGeneration: u.GetGeneration(), LastTransitionTime: metav1.Now()}
 	switch {
