@@ -44,8 +44,13 @@ import (
 // capacityReservations they count. Each run asks once, at its start.
 const handBackVersion = "hand-back-to-arc"
 
-// handBackRetry is how long a failed hand-back waits before the next try.
-const handBackRetry = 30 * time.Second
+// handBackRetry is how long a failed hand-back waits before the next try;
+// handBackForbiddenRetry when the worker's RBAC refused it, which only an
+// operator mends.
+const (
+	handBackRetry          = 30 * time.Second
+	handBackForbiddenRetry = 5 * time.Minute
+)
 
 // QueuedForARC are the reservations a drain hands back to ARC: those of jobs
 // still queued (no in_progress delivery told their start), unexpired at now,
@@ -134,9 +139,13 @@ func (a *autoscalerRun) handBackToARC(ctx workflow.Context, now time.Time) time.
 	if len(in.Add) > 0 || len(in.Remove) > 0 {
 		var out calls.HandBackOutput
 		if err := workflow.ExecuteActivity(handBackOptions(ctx), calls.HandBackReservations, in).Get(ctx, &out); err != nil {
+			retry := handBackRetry
+			if calls.IsErrorType(err, calls.ErrTypeForbidden) {
+				retry = handBackForbiddenRetry
+			}
 			workflow.GetLogger(ctx).Warn("cannot hand queued jobs back to ARC; trying again", "hra", s.Spec.Name,
-				"add", len(in.Add), "remove", len(in.Remove), "error", err)
-			return workflow.Now(ctx).Add(handBackRetry)
+				"add", len(in.Add), "remove", len(in.Remove), "retry_in", retry, "error", err)
+			return workflow.Now(ctx).Add(retry)
 		}
 		workflow.GetLogger(ctx).Info("handed queued jobs back to ARC", "hra", s.Spec.Name, "added", out.Added, "removed", out.Removed)
 		a.handedBack(added, removed)

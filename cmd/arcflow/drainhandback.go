@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/arcflow/arcflow/activities"
@@ -53,9 +54,17 @@ func (d *drainer) handBackTargets(ctx context.Context, t *drainTargets) []string
 			continue
 		}
 		in := handBackInput(s, now)
+		if len(in.Add) == 0 {
+			d.handedBack[id] = true // nothing queued: the autoscaler hands back what comes
+			continue
+		}
 		out, err := activities.HandBackToHRA(ctx, d.dynamic, in)
 		if err != nil {
-			fmt.Fprintf(d.out, "drain: %s: cannot hand its queued jobs back to ARC yet: %v (trying again)\n", id, err)
+			hint := ""
+			if apierrors.IsForbidden(err) {
+				hint = "; grant the worker's service account update on horizontalrunnerautoscalers, or these jobs wait in ARC"
+			}
+			fmt.Fprintf(d.out, "drain: %s: cannot hand its queued jobs back to ARC yet: %v%s (trying again)\n", id, err, hint)
 			pending = append(pending, id)
 			continue
 		}
