@@ -8,9 +8,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
-
-	"github.com/arcflow/arcflow/api/v1alpha1"
 )
 
 // ARCCheckPeriod is how often the resource watcher asks whether ARC's
@@ -83,8 +80,8 @@ func (w *ResourceWatcher) startARCGate(ctx context.Context) {
 	w.setARCStatus(w.ARC.arcUnknown(err))
 }
 
-// watchARC checks every ARCCheckPeriod and, when the state changes, runs every
-// cached resource through upsert again: the pools and autoscalers start once ARC
+// watchARC checks every ARCCheckPeriod and, when the state changes, syncs every
+// cached resource again: the pools and autoscalers start once ARC
 // is gone, and the resources say so again if it comes back. A failed check
 // keeps the last state.
 func (w *ResourceWatcher) watchARC(ctx context.Context) {
@@ -107,7 +104,7 @@ func (w *ResourceWatcher) watchARC(ctx context.Context) {
 		}
 		failing = false
 		if w.setARCStatus(status) {
-			w.upsertAll(ctx)
+			w.enqueueAll()
 		}
 	}
 }
@@ -136,21 +133,4 @@ func (w *ResourceWatcher) setARCStatus(status ARCStatus) bool {
 		w.Log.Info("ARC is gone: arcflow takes over its resources", "was", was.Message)
 	}
 	return true
-}
-
-// upsertAll runs upsert again on every cached resource, targets first so their
-// autoscalers resolve them (an upsert of a target refreshes its HRAs too).
-func (w *ResourceWatcher) upsertAll(ctx context.Context) {
-	for _, kind := range []string{v1alpha1.KindRunnerDeployment, v1alpha1.KindRunnerSet, kindHRA} {
-		objs, err := w.listerOf(kind).List(labels.Everything())
-		if err != nil {
-			continue
-		}
-		for _, obj := range objs {
-			if ctx.Err() != nil {
-				return
-			}
-			w.upsert(ctx, kind, obj)
-		}
-	}
 }

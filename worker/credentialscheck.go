@@ -2,10 +2,8 @@ package worker
 
 import (
 	"context"
-	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
@@ -29,38 +27,6 @@ func (w *ResourceWatcher) credentialsProblem(ctx context.Context, ref string) er
 		return nil
 	}
 	return w.Credentials.Check(ctx, ref)
-}
-
-// rechecks are the resources waiting to be looked at again, by kind/namespace/name.
-type rechecks struct {
-	mu      sync.Mutex
-	pending map[string]bool
-}
-
-// recheckLater runs upsert again on the resource's newest version after
-// credentialsRecheck, once however often it is asked for meanwhile.
-func (w *ResourceWatcher) recheckLater(ctx context.Context, kind string, u *unstructured.Unstructured) {
-	key := kind + "/" + u.GetNamespace() + "/" + u.GetName()
-	w.rechecks.mu.Lock()
-	defer w.rechecks.mu.Unlock()
-	if w.rechecks.pending == nil {
-		w.rechecks.pending = map[string]bool{}
-	}
-	if w.rechecks.pending[key] {
-		return
-	}
-	w.rechecks.pending[key] = true
-	time.AfterFunc(credentialsRecheck, func() {
-		w.rechecks.mu.Lock()
-		delete(w.rechecks.pending, key)
-		w.rechecks.mu.Unlock()
-		if ctx.Err() != nil {
-			return
-		}
-		if latest, err := w.listerOf(kind).ByNamespace(u.GetNamespace()).Get(u.GetName()); err == nil {
-			w.upsert(ctx, kind, latest)
-		}
-	})
 }
 
 func (w *ResourceWatcher) listerOf(kind string) cache.GenericLister {

@@ -18,41 +18,46 @@ import (
 )
 
 // upsertHRA signal-with-starts the autoscaler workflow with the HRA's spec.
-func (w *ResourceWatcher) upsertHRA(ctx context.Context, u *unstructured.Unstructured) {
+// Like upsert, it returns an error only for a failed Temporal call.
+func (w *ResourceWatcher) upsertHRA(ctx context.Context, u *unstructured.Unstructured) error {
 	var hra v1alpha1.HorizontalRunnerAutoscaler
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &hra); err != nil {
 		w.setConditions(ctx, kindHRA, u, metav1.ConditionFalse, "InvalidSpec", err.Error(), nil)
-		return
+		return nil
 	}
-	target, err := hraspec.ResolveTarget(&hra, w.rds, w.rss)
-	if err == nil {
-		var spec contract.AutoscalerSpec
-		if spec, err = hraspec.Of(&hra, target, w.Autoscaling); err == nil {
-			if problem := w.credentialsProblem(ctx, spec.Scope.Credentials); problem != nil {
-				w.Log.Warn("the autoscaler's GitHub credentials are unusable", "hra", hra.Namespace+"/"+hra.Name, "error", problem)
-				w.setConditions(ctx, kindHRA, u, metav1.ConditionFalse, "InvalidCredentials", problem.Error(), nil)
-				w.recheckLater(ctx, kindHRA, u)
-				return
-			}
-			release, blocked := w.arcHold(ctx, kindHRA, u, hra.UnsupportedFields())
-			defer release()
-			if blocked {
-				return
-			}
-			err = w.signalAutoscaler(ctx, &hra, spec)
-		}
-	}
-	if err != nil && w.startup.hold(u, err) {
-		w.Log.Debug("the HRA's scale target is not in the cache yet; looking again once it has synced", "hra", hra.Namespace+"/"+hra.Name)
-		return
-	}
+	spec, err := w.autoscalerSpec(&hra)
 	if err != nil {
 		w.Log.Warn("autoscaler not started", "hra", hra.Namespace+"/"+hra.Name, "error", err)
 		w.setConditions(ctx, kindHRA, u, metav1.ConditionFalse, "InvalidSpec", err.Error(), nil)
-		return
+		return nil
+	}
+	if problem := w.credentialsProblem(ctx, spec.Scope.Credentials); problem != nil {
+		w.Log.Warn("the autoscaler's GitHub credentials are unusable", "hra", hra.Namespace+"/"+hra.Name, "error", problem)
+		w.setConditions(ctx, kindHRA, u, metav1.ConditionFalse, "InvalidCredentials", problem.Error(), nil)
+		w.queue.AddAfter(keyOf(kindHRA, u), credentialsRecheck)
+		return nil
+	}
+	release, blocked := w.arcHold(ctx, kindHRA, u, hra.UnsupportedFields())
+	defer release()
+	if blocked {
+		return nil
+	}
+	if err := w.signalAutoscaler(ctx, &hra, spec); err != nil {
+		return w.temporalFailed(ctx, kindHRA, u, hra.UnsupportedFields(), err)
 	}
 	w.setConditions(ctx, kindHRA, u, metav1.ConditionTrue, "Accepted",
 		"the autoscaler workflow "+contract.AutoscalerWorkflowID(hra.Namespace, hra.Name)+" runs this resource", hra.UnsupportedFields())
+	return nil
+}
+
+// autoscalerSpec resolves the HRA's scale target from the caches and builds
+// the autoscaler's spec.
+func (w *ResourceWatcher) autoscalerSpec(hra *v1alpha1.HorizontalRunnerAutoscaler) (contract.AutoscalerSpec, error) {
+	target, err := hraspec.ResolveTarget(hra, w.rds, w.rss)
+	if err != nil {
+		return contract.AutoscalerSpec{}, err
+	}
+	return hraspec.Of(hra, target, w.Autoscaling)
 }
 
 func (w *ResourceWatcher) signalAutoscaler(ctx context.Context, hra *v1alpha1.HorizontalRunnerAutoscaler, spec contract.AutoscalerSpec) error {
@@ -71,8 +76,8 @@ func (w *ResourceWatcher) signalAutoscaler(ctx context.Context, hra *v1alpha1.Ho
 	return nil
 }
 
-// refreshHRAsOf re-sends the specs of the HRAs that scale a changed target.
-func (w *ResourceWatcher) refreshHRAsOf(ctx context.Context, kind, namespace, name string) {
+// refreshHRAsOf asks for a sync of the HRAs that scale a changed target.
+func (w *ResourceWatcher) refreshHRAsOf(kind, namespace, name string) {
 	objs, err := w.hras.ByNamespace(namespace).List(labels.Everything())
 	if err != nil {
 		return
@@ -82,7 +87,7 @@ func (w *ResourceWatcher) refreshHRAsOf(ctx context.Context, kind, namespace, na
 		var hra v1alpha1.HorizontalRunnerAutoscaler
 		if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &hra) == nil &&
 			hra.Spec.TargetKind() == kind && hra.Spec.ScaleTargetRef.Name == name {
-			w.upsertHRA(ctx, u)
+			w.enqueue(kindHRA, u)
 		}
 	}
 }

@@ -90,7 +90,7 @@ func (w *ResourceWatcher) restartLostWorkflows(ctx context.Context) {
 			"kind", r.kind, "resource", r.obj.GetNamespace()+"/"+r.obj.GetName(), "workflow", id)
 		w.normalEvent(ctx, r.kind, r.obj, "WorkflowRestarted",
 			"the workflow "+id+" was gone from Temporal and was started again; it takes over what it finds in the cluster and on GitHub")
-		w.upsert(ctx, r.kind, r.obj)
+		w.enqueue(r.kind, r.obj)
 	}
 }
 

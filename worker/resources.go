@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/api/v1alpha1"
@@ -72,10 +73,13 @@ type ResourceWatcher struct {
 	// touches it).
 	lastBudgetCheck time.Time
 
+	// TemporalNamespace is the namespace the client calls, for the
+	// conditions that say it is missing.
+	TemporalNamespace string
+
 	hras, rds, rss cache.GenericLister
-	rechecks       rechecks
+	queue          workqueue.TypedRateLimitingInterface[resourceKey]
 	arcGate        arcGate
-	startup        startupHRAs
 }
 
 var resourceOf = map[string]schema.GroupVersionResource{
@@ -94,6 +98,7 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 		informers[kind], listers[kind] = informer.ForResource(w.Dynamic, gvr, w.Namespace)
 	}
 	w.hras, w.rds, w.rss = listers[kindHRA], listers[v1alpha1.KindRunnerDeployment], listers[v1alpha1.KindRunnerSet]
+	w.queue = newResourceQueue()
 	w.Metrics.use(w.hras, w.rds, w.rss)
 	defer w.Metrics.use(nil, nil, nil)
 	if w.ARC != nil {
@@ -101,7 +106,7 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 	}
 	for _, kindName := range []string{v1alpha1.KindRunnerDeployment, v1alpha1.KindRunnerSet, kindHRA} {
 		_, err := informers[kindName].AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc: func(obj any) { w.upsert(ctx, kindName, obj) },
+			AddFunc: func(obj any) { w.enqueueObject(kindName, obj) },
 			UpdateFunc: func(oldObj, obj any) {
 				// Status writes (ours and the pool's) do not change the generation and
 				// need no signal.
@@ -117,9 +122,9 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 					}
 					return
 				}
-				w.upsert(ctx, kindName, obj)
+				w.enqueue(kindName, newU)
 			},
-			DeleteFunc: func(obj any) { w.deleted(ctx, kindName, obj) },
+			DeleteFunc: func(obj any) { w.enqueueObject(kindName, obj) },
 		})
 		if err != nil {
 			return fmt.Errorf("resource watcher: %w", err)
@@ -130,48 +135,56 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 	if !synced {
 		return errors.New("resource watcher: caches did not sync")
 	}
-	w.upsertHeldHRAs(ctx)
+	w.runSyncs(ctx)
 	if w.ARC != nil {
 		go w.watchARC(ctx)
 	}
 	go w.watchBudgets(ctx)
 	go w.watchLostWorkflows(ctx)
+	go w.watchStale(ctx)
 	<-ctx.Done()
 	return nil
 }
 
-func (w *ResourceWatcher) upsert(ctx context.Context, kind string, obj any) {
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
-		return
+// enqueueObject enqueues an informer's object, a deleted one's last state included.
+func (w *ResourceWatcher) enqueueObject(kind string, obj any) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
 	}
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		w.enqueue(kind, u)
+	}
+}
+
+// upsert hands a resource's spec to its workflow. It returns an error only
+// for what a retry can mend (Temporal's answer); a bad spec or Secret is
+// reported on the resource instead.
+func (w *ResourceWatcher) upsert(ctx context.Context, kind string, u *unstructured.Unstructured) error {
 	if kind == kindHRA {
-		w.upsertHRA(ctx, u)
-		return
+		return w.upsertHRA(ctx, u)
 	}
 	if u.GetDeletionTimestamp() != nil {
-		w.poolDeleting(ctx, kind, u)
-		return
+		return w.poolDeleting(ctx, kind, u)
 	}
-	defer w.refreshHRAsOf(ctx, kind, u.GetNamespace(), u.GetName())
+	defer w.refreshHRAsOf(kind, u.GetNamespace(), u.GetName())
 	log := w.Log.With("pool", u.GetNamespace()+"/"+u.GetName(), "kind", kind)
 	spec, problem := w.poolSpec(kind, u)
 	if problem != nil {
 		log.Warn("invalid resource; its pool is left as it is", "error", problem)
 		w.setConditions(ctx, kind, u, metav1.ConditionFalse, "InvalidSpec", problem.Error(), nil)
-		return
+		return nil
 	}
 	if problem := w.credentialsProblem(ctx, spec.Scope.Credentials); problem != nil {
 		log.Warn("the resource's GitHub credentials are unusable; its pool is left as it is", "error", problem)
 		w.setConditions(ctx, kind, u, metav1.ConditionFalse, "InvalidCredentials", problem.Error(), nil)
-		w.recheckLater(ctx, kind, u)
-		return
+		w.queue.AddAfter(keyOf(kind, u), credentialsRecheck)
+		return nil
 	}
 	spec.RegistrationOnly = u.GetAnnotations()[v1alpha1.RegistrationOnlyAnnotation] == "true"
 	release, blocked := w.arcHold(ctx, kind, u, nil)
 	defer release()
 	if blocked {
-		return
+		return nil
 	}
 	id := contract.PoolWorkflowID(u.GetNamespace(), kind, u.GetName())
 	_, err := w.Temporal.SignalWithStartWorkflow(ctx, id, contract.SignalSpec, spec, client.StartWorkflowOptions{
@@ -183,19 +196,19 @@ func (w *ResourceWatcher) upsert(ctx context.Context, kind string, obj any) {
 		),
 	}, workflows.PoolWorkflow, workflows.PoolInput{Spec: spec})
 	if err != nil {
-		log.Error("cannot signal the pool workflow", "error", err)
-		return
+		return w.temporalFailed(ctx, kind, u, nil, fmt.Errorf("signal the pool workflow %s: %w", id, err))
 	}
 	if err := activities.EnsurePoolFinalizer(ctx, w.Dynamic, kind, u); err != nil {
 		log.Warn("cannot add arcflow's finalizer: deleting the resource would not wait for its busy runners", "error", err)
 	}
 	w.setConditions(ctx, kind, u, metav1.ConditionTrue, "Accepted", "the pool workflow "+id+" runs this resource", nil)
+	return nil
 }
 
 // poolDeleting tells the pool of a resource being deleted to drain. With no
 // pool workflow running for it, nothing holds runners, and arcflow's
 // finalizer goes at once.
-func (w *ResourceWatcher) poolDeleting(ctx context.Context, kind string, u *unstructured.Unstructured) {
+func (w *ResourceWatcher) poolDeleting(ctx context.Context, kind string, u *unstructured.Unstructured) error {
 	id := contract.PoolWorkflowID(u.GetNamespace(), kind, u.GetName())
 	err := w.Temporal.SignalWorkflow(ctx, id, "", contract.SignalDelete, nil)
 	var notFound *serviceerror.NotFound
@@ -203,11 +216,12 @@ func (w *ResourceWatcher) poolDeleting(ctx context.Context, kind string, u *unst
 	case errors.As(err, &notFound):
 		ref := activities.PoolResourceRef{Namespace: u.GetNamespace(), Kind: kind, Name: u.GetName()}
 		if err := activities.RemovePoolFinalizer(ctx, w.Dynamic, ref); err != nil {
-			w.Log.Error("cannot remove arcflow's finalizer from a resource with no pool", "pool", id, "error", err)
+			return fmt.Errorf("remove arcflow's finalizer from %s, which has no pool workflow: %w", id, err)
 		}
 	case err != nil:
-		w.Log.Error("cannot signal delete to the pool workflow", "pool", id, "error", err)
+		return w.temporalFailed(ctx, kind, u, nil, fmt.Errorf("signal delete to the pool workflow %s: %w", id, err))
 	}
+	return nil
 }
 
 // poolSpec decodes and validates a resource.
@@ -239,23 +253,19 @@ func (w *ResourceWatcher) poolSpec(kind string, u *unstructured.Unstructured) (w
 	}
 }
 
-func (w *ResourceWatcher) deleted(ctx context.Context, kind string, obj any) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
-		return
-	}
-	id := contract.PoolWorkflowID(u.GetNamespace(), kind, u.GetName())
-	if kind == kindHRA {
-		id = contract.AutoscalerWorkflowID(u.GetNamespace(), u.GetName())
+// deleted tells the workflow of a resource gone from the cluster. Its
+// workflow may be gone already: a pool's ends once it has drained.
+func (w *ResourceWatcher) deleted(ctx context.Context, key resourceKey) error {
+	id := contract.PoolWorkflowID(key.namespace, key.kind, key.name)
+	if key.kind == kindHRA {
+		id = contract.AutoscalerWorkflowID(key.namespace, key.name)
 	}
 	err := w.Temporal.SignalWorkflow(ctx, id, "", contract.SignalDelete, nil)
 	var notFound *serviceerror.NotFound
 	if err != nil && !errors.As(err, &notFound) {
-		w.Log.Error("cannot signal delete to the pool workflow", "pool", id, "error", err)
+		return fmt.Errorf("signal delete to the workflow %s: %w", id, err)
 	}
+	return nil
 }
 
 // setConditions records whether arcflow accepted the resource and which of its
@@ -294,7 +304,7 @@ func (w *ResourceWatcher) setConditions(ctx context.Context, kind string, u *uns
 		case c.Type == runnersFailing:
 			w.reportFailingStart(ctx, kind, u, c)
 		case c.Type == gitHubBudget, c.Type == runnersTakenOver, c.Type == activities.RerunLostJobsCondition: // their events come from elsewhere
-		case c.Status == metav1.ConditionFalse || c.Type == "UnsupportedFields":
+		case c.Status != metav1.ConditionTrue || c.Type == "UnsupportedFields":
 			w.event(ctx, kind, u, c.Reason, c.Message)
 		}
 	}

@@ -62,6 +62,13 @@ func (t *ExtraTemporal) LoseStore(ctx context.Context) error {
 	if err := removeSQLite(t.db); err != nil {
 		return fmt.Errorf("lose Temporal's store: %w", err)
 	}
+	return t.Start(ctx)
+}
+
+// Start starts a stopped server again on the same address and store, as
+// Kubernetes starts the bundled Temporal's pod again after an upgrade or a
+// drain, and waits until it serves.
+func (t *ExtraTemporal) Start(ctx context.Context) error {
 	fresh, err := t.proc.restart()
 	if err != nil {
 		return fmt.Errorf("restart %s: %w", t.proc.name, err)

@@ -1,0 +1,149 @@
+package worker
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+
+	"github.com/arcflow/arcflow/api/v1alpha1"
+	"github.com/arcflow/arcflow/internal/temporalerr"
+	"github.com/arcflow/arcflow/workflows/contract"
+)
+
+// flakyTemporal fails each workflow's signals with the errors queued for it,
+// then takes them. It records the signals it took.
+type flakyTemporal struct {
+	client.Client
+	mu    sync.Mutex
+	fails map[string][]error
+	took  []string // workflow ID and signal name
+}
+
+func (f *flakyTemporal) next(id, signal string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if errs := f.fails[id]; len(errs) > 0 {
+		f.fails[id] = errs[1:]
+		return errs[0]
+	}
+	f.took = append(f.took, id+" "+signal)
+	return nil
+}
+
+func (f *flakyTemporal) SignalWithStartWorkflow(_ context.Context, id, signal string, _ any, _ client.StartWorkflowOptions, _ any, _ ...any) (client.WorkflowRun, error) {
+	return nil, f.next(id, signal)
+}
+
+func (f *flakyTemporal) SignalWorkflow(_ context.Context, id, _, signal string, _ any) error {
+	return f.next(id, signal)
+}
+
+func (f *flakyTemporal) signalled(want string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, s := range f.took {
+		if s == want {
+			return true
+		}
+	}
+	return false
+}
+
+// lastStates are the last states seen of the RunnerDeployment and the HRA.
+func lastStates(seen map[schema.GroupVersionResource][]string) []string {
+	var out []string
+	for _, r := range []schema.GroupVersionResource{v1alpha1.RunnerDeploymentResource, v1alpha1.HorizontalRunnerAutoscalerResource} {
+		if states := seen[r]; len(states) > 0 {
+			out = append(out, states[len(states)-1])
+		}
+	}
+	return out
+}
+
+func object(kind, name string, spec map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": v1alpha1.GroupVersion.String(), "kind": kind,
+		"metadata": map[string]any{"name": name, "namespace": "ci", "generation": int64(1)},
+		"spec":     spec,
+	}}
+}
+
+// A change that Temporal refuses while it is down is kept and sent again with
+// backoff until it lands; meanwhile the resource says why (TemporalUnavailable,
+// Accepted=Unknown), and a Temporal without arcflow's namespace is named as
+// such. A deletion is retried the same way.
+func TestResourceChangesWaitOutTemporal(t *testing.T) {
+	rd := object(v1alpha1.KindRunnerDeployment, "app", map[string]any{
+		"template": map[string]any{"spec": map[string]any{"repository": "octo-org/app"}},
+	})
+	hra := object(kindHRA, "app", map[string]any{"scaleTargetRef": map[string]any{"name": "app"}, "minReplicas": int64(0), "maxReplicas": int64(3)})
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		v1alpha1.HorizontalRunnerAutoscalerResource: "HorizontalRunnerAutoscalerList",
+		v1alpha1.RunnerDeploymentResource:           "RunnerDeploymentList",
+		v1alpha1.RunnerSetResource:                  "RunnerSetList",
+	}, rd, hra)
+	down := serviceerror.NewUnavailable("connection refused")
+	temporal := &flakyTemporal{fails: map[string][]error{
+		contract.PoolWorkflowID("ci", v1alpha1.KindRunnerDeployment, "app"): {down, down},
+		"hra/ci/app": {serviceerror.NewNamespaceNotFound("arcflow")},
+	}}
+	w := &ResourceWatcher{Dynamic: dyn, Kube: kubefake.NewClientset(), Temporal: temporal, TemporalNamespace: "arcflow",
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+
+	accepted := func(resource schema.GroupVersionResource) (status, reason string) {
+		u, err := dyn.Resource(resource).Namespace("ci").Get(ctx, "app", metav1.GetOptions{})
+		if err != nil {
+			return "", ""
+		}
+		c, _ := conditionOf(u, "Accepted")
+		return string(c.Status), c.Reason
+	}
+	// Both conditions are polled together until both are True; each keeps the
+	// status/reason it passed through.
+	seen := map[schema.GroupVersionResource][]string{}
+	require.Eventually(t, func() bool {
+		for _, resource := range []schema.GroupVersionResource{v1alpha1.RunnerDeploymentResource, v1alpha1.HorizontalRunnerAutoscalerResource} {
+			status, reason := accepted(resource)
+			if status == "" {
+				continue // not written yet
+			}
+			if states := seen[resource]; len(states) == 0 || states[len(states)-1] != status+"/"+reason {
+				seen[resource] = append(states, status+"/"+reason)
+			}
+		}
+		return slices.Equal(lastStates(seen), []string{"True/Accepted", "True/Accepted"})
+	}, 10*time.Second, 2*time.Millisecond, "the changes land once Temporal takes them")
+	require.Equal(t, []string{"Unknown/" + temporalerr.ReasonUnavailable, "True/Accepted"}, seen[v1alpha1.RunnerDeploymentResource],
+		"while Temporal is down the pool says so; it is never InvalidSpec")
+	require.Equal(t, []string{"False/" + temporalerr.ReasonNotSetUp, "True/Accepted"}, seen[v1alpha1.HorizontalRunnerAutoscalerResource],
+		"a missing namespace is named on the HRA until it exists")
+	require.True(t, temporal.signalled(contract.PoolWorkflowID("ci", v1alpha1.KindRunnerDeployment, "app")+" spec"))
+	require.True(t, temporal.signalled("hra/ci/app spec"))
+
+	temporal.mu.Lock()
+	temporal.fails["hra/ci/app"] = []error{down, down}
+	temporal.mu.Unlock()
+	require.NoError(t, dyn.Resource(v1alpha1.HorizontalRunnerAutoscalerResource).Namespace("ci").Delete(ctx, "app", metav1.DeleteOptions{}))
+	require.Eventually(t, func() bool { return temporal.signalled("hra/ci/app delete") }, 10*time.Second, 5*time.Millisecond,
+		"a deletion made while Temporal is down reaches the autoscaler once it is back")
+	cancel()
+	require.NoError(t, <-done)
+}
