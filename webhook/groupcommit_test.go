@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 )
 
@@ -338,4 +339,32 @@ func TestSignedDeliveriesDuringASignalAreAnsweredByTheNextOne(t *testing.T) {
 	require.NoError(t, s.metrics.signalEvents.Write(h))
 	require.Equal(t, uint64(2), h.GetHistogram().GetSampleCount())
 	require.Equal(t, 10.0, h.GetHistogram().GetSampleSum(), "2 signals carried 10 deliveries")
+}
+
+// A Temporal that answers but lacks arcflow's namespace or a search attribute
+// gets a 503 that names what is missing: no wait mends it, an operator does.
+func TestDeliveriesToATemporalNotSetUpNameWhatIsMissing(t *testing.T) {
+	cases := map[string]struct {
+		err  error
+		want string
+	}{
+		"namespace":        {serviceerror.NewNamespaceNotFound("arcflow"), `no namespace "arcflow"`},
+		"search attribute": {serviceerror.NewInvalidArgument("search attribute ArcflowKind is not defined"), "search attribute ArcflowKind"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			temporal := newGatedSignaller()
+			s, err := New(Config{Secret: secret, TemporalNamespace: "arcflow"}, oneHRA{}, temporal, prometheus.NewRegistry(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			require.NoError(t, err)
+			body := jobBody(t, 1)
+			answer := make(chan *httptest.ResponseRecorder, 1)
+			go func() { answer <- deliver(s, "workflow_job", "delivery-1", body, sign(body)) }()
+			temporal.next(t).answer <- c.err
+			resp := <-answer
+			require.Equal(t, http.StatusServiceUnavailable, resp.Code)
+			require.Contains(t, resp.Body.String(), c.want)
+			require.Contains(t, resp.Body.String(), "arcflow setup")
+			require.Equal(t, 1.0, testutil.ToFloat64(s.metrics.deliveries.WithLabelValues("workflow_job", "temporal_not_set_up")))
+		})
+	}
 }

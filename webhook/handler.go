@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/arcflow/arcflow/internal/hraspec"
+	"github.com/arcflow/arcflow/internal/temporalerr"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -127,6 +128,9 @@ func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply r
 			return reply(http.StatusServiceUnavailable, "cancelled", "request cancelled before the signal was durable")
 		}
 		s.log.Error("temporal did not accept the signal; GitHub may redeliver", "delivery_id", delivery, "hra", id, "error", err)
+		if problem := temporalerr.Classify(err, s.cfg.TemporalNamespace); problem.Reason == temporalerr.ReasonNotSetUp {
+			return reply(http.StatusServiceUnavailable, "temporal_not_set_up", "temporal is not set up for arcflow: "+problem.Message+"; redeliver after")
+		}
 		return reply(http.StatusServiceUnavailable, "temporal_unavailable", "temporal is unavailable; redeliver later")
 	}
 	s.log.Info("job signalled", "delivery_id", delivery, "hra", id, "job_id", job.GetID(), "action", action)

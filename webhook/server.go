@@ -43,6 +43,9 @@ type Config struct {
 	// DefaultMaxConnections is arcflow's default).
 	MaxConnections int
 	Autoscaling    hraspec.Options
+	// TemporalNamespace is the namespace the client signals in, named in the
+	// 503 that says it is missing.
+	TemporalNamespace string
 }
 
 // Server is the webhook HTTP server.

@@ -44,6 +44,7 @@ func newWebhookPart(p *process, common *commonFlags, flags *webhookFlags) (*webh
 	srv, err := webhook.New(webhook.Config{
 		Secret: []byte(flags.secret), Insecure: flags.insecure, MaxBodyBytes: flags.maxBody, Autoscaling: *common.autoscaling,
 		ReadTimeout: flags.readTimeout, WriteTimeout: flags.writeTimeout, MaxConnections: flags.maxConnections,
+		TemporalNamespace: common.temporal.namespace,
 	}, index, p.temporal, p.reg, p.log)
 	if err != nil {
 		return nil, err
