@@ -4,25 +4,38 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"sort"
 	"time"
 
-	"github.com/arcflow/arcflow/workflows/contract"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
-// runSetup is `arcflow setup`: it registers arcflow's custom search attributes in
-// the Temporal namespace. It is idempotent; the dev server gets them at start.
+// defaultNamespaceRetention is how long a namespace that setup registers
+// keeps closed workflows' histories: long enough to read a runner's life in
+// the Web UI after a weekend.
+const defaultNamespaceRetention = 72 * time.Hour
+
+// runSetup is `arcflow setup`: it registers the Temporal namespace when it is
+// missing and arcflow's custom search attributes in it. It is idempotent; the
+// dev server gets both at start.
 func runSetup(args []string) error {
 	fs := flag.NewFlagSet("setup", flag.ExitOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: arcflow setup\n\nRegisters the search attributes arcflow's workflows set (ArcflowKind, ArcflowPool, ArcflowScope,\nArcflowRunnerName, ArcflowRunnerState) in the Temporal namespace. Safe to run again.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: arcflow setup\n\nRegisters the Temporal namespace when it is missing, and the search attributes arcflow's workflows set\n(ArcflowKind, ArcflowPool, ArcflowScope, ArcflowRunnerName, ArcflowRunnerState) in it. Safe to run again.\n`arcflow worker --setup-temporal` does the same at start.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	temporalFlags := addTemporalFlags(fs)
+	retention := fs.Duration("namespace-retention", defaultNamespaceRetention, "retention of the namespace, when setup registers it")
 	_ = fs.Parse(args)
 	tc, err := temporalFlags.dial(newLogger("error", "text"))
 	if err != nil {
@@ -31,10 +44,49 @@ func runSetup(args []string) error {
 	defer tc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	lines, err := setUpTemporal(ctx, tc, temporalFlags.namespace, *retention)
+	for _, line := range lines {
+		fmt.Println(line)
+	}
+	return err
+}
+
+// setUpTemporal makes namespace ready for arcflow: registered (with
+// retention) when missing, and with every search attribute arcflow sets, of
+// type Keyword. It returns a line per thing it looked at.
+func setUpTemporal(ctx context.Context, tc client.Client, namespace string, retention time.Duration) ([]string, error) {
+	var lines []string
+	_, err := tc.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: namespace})
+	var missing *serviceerror.NamespaceNotFound
+	switch {
+	case errors.As(err, &missing):
+		if _, err := tc.WorkflowService().RegisterNamespace(ctx, &workflowservice.RegisterNamespaceRequest{
+			Namespace: namespace, WorkflowExecutionRetentionPeriod: durationpb.New(retention),
+			Description: "arcflow: GitHub Actions runner autoscaling",
+		}); err != nil {
+			var exists *serviceerror.NamespaceAlreadyExists
+			if !errors.As(err, &exists) {
+				return lines, fmt.Errorf("register namespace %s (on Temporal Cloud, create it in the Cloud console): %w", namespace, err)
+			}
+		}
+		lines = append(lines, fmt.Sprintf("%-20s namespace added (retention %s)", namespace, retention))
+	case err != nil:
+		return lines, fmt.Errorf("describe namespace %s: %w", namespace, err)
+	default:
+		lines = append(lines, fmt.Sprintf("%-20s namespace present", namespace))
+	}
+	attrLines, err := addSearchAttributes(ctx, tc, namespace)
+	return append(lines, attrLines...), err
+}
+
+// addSearchAttributes registers the search attributes namespace lacks. A
+// namespace registered a moment ago may not be served yet: NotFound then is
+// worth a retry by the caller.
+func addSearchAttributes(ctx context.Context, tc client.Client, namespace string) ([]string, error) {
 	ops := tc.OperatorService()
-	have, err := ops.ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: temporalFlags.namespace})
+	have, err := ops.ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
 	if err != nil {
-		return fmt.Errorf("list search attributes of namespace %s: %w", temporalFlags.namespace, err)
+		return nil, fmt.Errorf("list search attributes of namespace %s: %w", namespace, err)
 	}
 	missing := map[string]enumspb.IndexedValueType{}
 	var names []string
@@ -42,7 +94,7 @@ func runSetup(args []string) error {
 		names = append(names, name)
 		if current, ok := have.GetCustomAttributes()[name]; ok {
 			if current != enumspb.INDEXED_VALUE_TYPE_KEYWORD {
-				return fmt.Errorf("search attribute %s exists with type %s; arcflow needs Keyword", name, current)
+				return nil, fmt.Errorf("search attribute %s exists with type %s; arcflow needs Keyword", name, current)
 			}
 			continue
 		}
@@ -51,17 +103,18 @@ func runSetup(args []string) error {
 	sort.Strings(names)
 	if len(missing) > 0 {
 		if _, err := ops.AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
-			Namespace: temporalFlags.namespace, SearchAttributes: missing,
+			Namespace: namespace, SearchAttributes: missing,
 		}); err != nil {
-			return fmt.Errorf("add search attributes to namespace %s: %w", temporalFlags.namespace, err)
+			return nil, fmt.Errorf("add search attributes to namespace %s: %w", namespace, err)
 		}
 	}
+	var lines []string
 	for _, name := range names {
 		state := "present"
 		if _, added := missing[name]; added {
 			state = "added"
 		}
-		fmt.Printf("%-20s Keyword  %s\n", name, state)
+		lines = append(lines, fmt.Sprintf("%-20s Keyword  %s", name, state))
 	}
-	return nil
+	return lines, nil
 }

@@ -109,31 +109,41 @@ func workerGitHubConfig(log *slog.Logger) (github.Config, error) {
 }
 
 // run polls Temporal and, while leading, watches Kubernetes, until ctx ends.
+// The watchers start at once: while Temporal lacks arcflow's namespace they
+// say so on every resource, and the Temporal worker starts once it exists.
 func (wp *workerPart) run(ctx context.Context) error {
+	log, ns := wp.p.log, wp.common.watchNamespace
+	log.Info("arcflow worker starting", "temporal", wp.common.temporal.address, "namespace", wp.common.temporal.namespace)
+	watching := make(chan error, 1)
+	go func() {
+		watching <- worker.RunWhileLeader(ctx, wp.kube, wp.flags.election, log, func(ctx context.Context) {
+			pods := worker.NewPodWatcher(wp.kube, wp.p.temporal, ns, log)
+			resources := &worker.ResourceWatcher{
+				Kube: wp.kube, Dynamic: wp.p.dynamic, Temporal: wp.p.temporal, RunnerURL: wp.gh.RunnerURL(),
+				Namespace: ns, Autoscaling: *wp.common.autoscaling, Log: log, Metrics: wp.metrics,
+				RunnerTimings: wp.flags.runnerTimings, Credentials: wp.creds, VolumeIdleTimeout: wp.flags.volumeIdleTimeout,
+				PoolDeletionGrace: wp.flags.poolDeletionGrace, PoolStatusInterval: wp.flags.poolStatusInterval, WorkflowCheckPeriod: wp.flags.workflowCheckPeriod,
+				ARC: wp.arc, Budgets: wp.budget, TemporalNamespace: wp.common.temporal.namespace,
+			}
+			errs := make(chan error, 2)
+			go func() { errs <- pods.Run(ctx, 4) }()
+			go func() { errs <- resources.Run(ctx) }()
+			for range 2 {
+				if err := <-errs; err != nil {
+					log.Error("watcher stopped", "error", err)
+				}
+			}
+		})
+	}()
+	if !wp.awaitNamespace(ctx) {
+		return <-watching
+	}
 	if err := wp.worker.Start(); err != nil {
 		return fmt.Errorf("start Temporal worker: %w", err)
 	}
 	defer wp.worker.Stop()
-	log, ns := wp.p.log, wp.common.watchNamespace
-	log.Info("arcflow worker started", "temporal", wp.common.temporal.address, "namespace", wp.common.temporal.namespace)
-	return worker.RunWhileLeader(ctx, wp.kube, wp.flags.election, log, func(ctx context.Context) {
-		pods := worker.NewPodWatcher(wp.kube, wp.p.temporal, ns, log)
-		resources := &worker.ResourceWatcher{
-			Kube: wp.kube, Dynamic: wp.p.dynamic, Temporal: wp.p.temporal, RunnerURL: wp.gh.RunnerURL(),
-			Namespace: ns, Autoscaling: *wp.common.autoscaling, Log: log, Metrics: wp.metrics,
-			RunnerTimings: wp.flags.runnerTimings, Credentials: wp.creds, VolumeIdleTimeout: wp.flags.volumeIdleTimeout,
-			PoolDeletionGrace: wp.flags.poolDeletionGrace, PoolStatusInterval: wp.flags.poolStatusInterval, WorkflowCheckPeriod: wp.flags.workflowCheckPeriod,
-			ARC: wp.arc, Budgets: wp.budget, TemporalNamespace: wp.common.temporal.namespace,
-		}
-		errs := make(chan error, 2)
-		go func() { errs <- pods.Run(ctx, 4) }()
-		go func() { errs <- resources.Run(ctx) }()
-		for range 2 {
-			if err := <-errs; err != nil {
-				log.Error("watcher stopped", "error", err)
-			}
-		}
-	})
+	log.Info("arcflow worker started")
+	return <-watching
 }
 
 // budget is the GitHub client whose call budget a credential ref spends: the
