@@ -75,13 +75,22 @@ func setUpTemporal(ctx context.Context, tc client.Client, namespace string, rete
 	default:
 		lines = append(lines, fmt.Sprintf("%-20s namespace present", namespace))
 	}
-	attrLines, err := addSearchAttributes(ctx, tc, namespace)
-	return append(lines, attrLines...), err
+	// A namespace registered a moment ago is not served until the server's
+	// namespace cache refreshes (about 10 s): its search attributes wait.
+	for wait := time.Second; ; wait = min(2*wait, 5*time.Second) {
+		attrLines, err := addSearchAttributes(ctx, tc, namespace)
+		if !errors.As(err, &missing) {
+			return append(lines, attrLines...), err
+		}
+		select {
+		case <-ctx.Done():
+			return lines, fmt.Errorf("namespace %s registered but not served yet: %w", namespace, err)
+		case <-time.After(wait):
+		}
+	}
 }
 
-// addSearchAttributes registers the search attributes namespace lacks. A
-// namespace registered a moment ago may not be served yet: NotFound then is
-// worth a retry by the caller.
+// addSearchAttributes registers the search attributes namespace lacks.
 func addSearchAttributes(ctx context.Context, tc client.Client, namespace string) ([]string, error) {
 	ops := tc.OperatorService()
 	have, err := ops.ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})

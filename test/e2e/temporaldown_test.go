@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -122,4 +123,53 @@ func TestEditsMadeWhileTemporalIsDownReachTheirWorkflows(t *testing.T) {
 			10*time.Second, 100*time.Millisecond, "%s is accepted again", r)
 	}
 	t.Logf("Temporal down %v while 2 HRAs, 2 templates and a deletion changed; after it came back: %v", temporalOutage, landed)
+}
+
+// A Temporal of the operator's own that `arcflow setup` never ran against: no
+// namespace "arcflow", no search attribute. The worker does not crash-loop:
+// it waits for the namespace, and every resource names what is missing.
+// `arcflow setup` run as the docs say mends it with nobody touching arcflow:
+// the resources are accepted and a job queued meanwhile runs.
+func TestATemporalNotSetUpIsNamedAndSetupMendsIt(t *testing.T) {
+	const ns, namespace = "temporal-bare", "arcflow"
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	bare, err := stack.StartExtraTemporal(ctx, "temporal-bare", nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = bare.Stop() })
+	env := []string{"TEMPORAL_ADDRESS=" + bare.Address, "TEMPORAL_NAMESPACE=" + namespace}
+	w := startSimWorld(t, ctx, world.Config{
+		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: 2 * time.Second, Seed: 6, Env: env,
+	})
+	t.Cleanup(func() {
+		if t.Failed() {
+			out, _ := os.ReadFile(w.Worker.LogPath())
+			t.Logf("worker log:\n%s", out)
+		}
+	})
+	require.NoError(t, w.Apply(ctx, fullpath.RunnerDeployment))
+	for _, kind := range []string{"hra", "rdeploy"} {
+		require.Eventually(t, func() bool { return acceptedField(ctx, ns, kind, "app", "reason") == "TemporalNotSetUp" },
+			60*time.Second, 200*time.Millisecond, "the %s names what Temporal lacks", kind)
+		require.Equal(t, "False", acceptedField(ctx, ns, kind, "app", "status"))
+		require.Contains(t, acceptedField(ctx, ns, kind, "app", "message"), `namespace "arcflow"`)
+	}
+	w.Queue("octo-org/app", "waiting", buildLabels)
+	require.NoError(t, w.Sender.Flush(ctx))
+
+	setup := exec.CommandContext(ctx, arcflowBinary(t), "setup")
+	setup.Env = append(os.Environ(), env...)
+	out, err := setup.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "namespace added")
+	fixed := time.Now()
+	for _, kind := range []string{"hra", "rdeploy"} {
+		require.Eventually(t, func() bool { return acceptedField(ctx, ns, kind, "app", "status") == "True" },
+			60*time.Second, 200*time.Millisecond, "the %s is accepted once Temporal is set up", kind)
+	}
+	accepted := time.Since(fixed)
+	require.Eventually(t, func() bool { return w.GitHub.JobsIn("completed") == 1 }, 90*time.Second, 200*time.Millisecond,
+		"the job queued while Temporal was not set up runs (the autoscaler's first decision reads GitHub's queued jobs)")
+	t.Logf("arcflow setup printed:\n%s\nresources accepted %v after it, the waiting job done %v after it",
+		out, accepted.Round(100*time.Millisecond), time.Since(fixed).Round(100*time.Millisecond))
 }
