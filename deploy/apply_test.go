@@ -92,6 +92,7 @@ func TestManifestsApplyToTheAPIServer(t *testing.T) {
 			"--show-only", "templates/servicemonitor.yaml", "--show-only", "templates/prometheusrule.yaml", "--show-only", "templates/dashboard.yaml"))
 		require.Equal(t, 5, strings.Count(out, "(server dry run)"), out)
 	})
+	t.Run("every arcflow pod passes Pod Security restricted", func(t *testing.T) { testPodSecurityRestricted(t, ctx, stack) })
 	// The dry run is strict: each of these breaks a schema, and each is refused.
 	t.Run("schema errors are refused", func(t *testing.T) {
 		for name, c := range map[string]struct{ from, to, want string }{

@@ -7,6 +7,10 @@ app.kubernetes.io/name: arcflow
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- /* ARC's `labels`: on every object, as ARC's chart puts them. */}}
+{{- with .Values.labels }}
+{{ toYaml . }}
+{{- end }}
 {{- end -}}
 
 {{- define "arcflow.image" -}}
@@ -18,7 +22,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
   value: {{ include "arcflow.temporalAddress" . | quote }}
 - name: TEMPORAL_NAMESPACE
   value: {{ include "arcflow.temporalNamespace" . | quote }}
-{{- if .Values.temporal.tls.enabled }}
+{{- if include "arcflow.temporalTLS" . }}
 - name: TEMPORAL_TLS
   value: "true"
 {{- with .Values.temporal.tls.serverName }}
@@ -44,21 +48,37 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 
 {{- /* The CA that signed Temporal's server certificate, from a Secret or a
-ConfigMap; it implies TLS in the process (--temporal-tls-ca), so it is mounted
-whether or not tls.enabled is set. */ -}}
+ConfigMap. */ -}}
 {{- define "arcflow.temporalCA" -}}
 {{- $ca := .Values.temporal.tls.ca -}}
 {{- if and $ca.secretName $ca.configMapName -}}
 {{- fail "temporal.tls.ca: set secretName or configMapName, not both" -}}
 {{- end -}}
-{{- if or $ca.secretName $ca.configMapName -}}true{{- end -}}
+{{- if or $ca.secretName $ca.configMapName -}}
+{{- if not $ca.key -}}
+{{- fail "temporal.tls.ca.key is empty: name the CA's key in the Secret or ConfigMap (ca.crt for cert-manager's)" -}}
+{{- end -}}
+true
+{{- end -}}
+{{- end -}}
+
+{{- /* TLS to Temporal: on when tls.enabled asks for it, and when a value
+needs it. A client certificate, a server name, a CA or an API key means
+nothing over plain gRPC; the process itself turns TLS on for a certificate, a
+CA or an API key but would drop a lone server name, and the chart would mount
+no certificate without tls.enabled. So each implies TLS here, and the
+environment, mounts and volumes below all follow this one decision
+(values.yaml lists the combinations; deploy/temporaltls_test.go holds them). */ -}}
+{{- define "arcflow.temporalTLS" -}}
+{{- $t := .Values.temporal -}}
+{{- if or $t.tls.enabled $t.tls.secretName $t.tls.serverName (include "arcflow.temporalCA" .) $t.apiKeySecretName -}}true{{- end -}}
 {{- end -}}
 
 {{- /* List items (no key) of the containers' volumeMounts and the pods'
 volumes for Temporal's client certificate and CA, so a Deployment can add its
 own beside them. */ -}}
 {{- define "arcflow.temporalVolumeMounts" -}}
-{{- if and .Values.temporal.tls.enabled .Values.temporal.tls.secretName }}
+{{- if .Values.temporal.tls.secretName }}
 - name: temporal-tls
   mountPath: /etc/temporal-tls
   readOnly: true
@@ -71,7 +91,7 @@ own beside them. */ -}}
 {{- end -}}
 
 {{- define "arcflow.temporalVolumes" -}}
-{{- if and .Values.temporal.tls.enabled .Values.temporal.tls.secretName }}
+{{- if .Values.temporal.tls.secretName }}
 - name: temporal-tls
   secret:
     secretName: {{ .Values.temporal.tls.secretName }}
