@@ -176,6 +176,10 @@ var arcSameChecks = map[string]arcCheck{
 		for _, name := range []string{"GITHUB_TOKEN", "GITHUB_APP_ID", "GITHUB_APP_INSTALLATION_ID", "GITHUB_APP_PRIVATE_KEY"} {
 			require.Nil(t, envOrNil(container(t, objs, "arcflow-worker"), name), name)
 		}
+		// Without the key (an upgrade with --reuse-values of a release that
+		// predates it) the credentials stay.
+		worker := container(t, objects(t, helmTemplate(t, "--set", "authSecret.enabled=null")), "arcflow-worker")
+		require.NotNil(t, envOrNil(worker, "GITHUB_TOKEN"))
 	}},
 	"authSecret.create": yamlAt("Secret", "arc-github", "Opaque", "type"),
 	"authSecret.name": {check: func(t *testing.T, objs []*unstructured.Unstructured) {
