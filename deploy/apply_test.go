@@ -61,6 +61,7 @@ func TestManifestsApplyToTheAPIServer(t *testing.T) {
 		out := apply(t, helmTemplate(t, everythingOn...), "-n", releaseNS)
 		applied(t, out, "ingress.networking.k8s.io/arcflow-webhook", "service/arcflow-worker-metrics",
 			"servicemonitor.monitoring.coreos.com/arcflow-worker", "servicemonitor.monitoring.coreos.com/arcflow-webhook",
+			"servicemonitor.monitoring.coreos.com/arcflow-temporal",
 			"prometheusrule.monitoring.coreos.com/arcflow", "configmap/arcflow-dashboard",
 			"networkpolicy.networking.k8s.io/arcflow-worker", "networkpolicy.networking.k8s.io/arcflow-webhook")
 	})
@@ -90,7 +91,7 @@ func TestManifestsApplyToTheAPIServer(t *testing.T) {
 			"--set", "metrics.prometheusRule.enabled=true", "--set", "metrics.prometheusRule.namespace=arcflow-system",
 			"--set", "grafana.dashboard.enabled=true", "--set", "grafana.dashboard.namespace=arcflow-system",
 			"--show-only", "templates/servicemonitor.yaml", "--show-only", "templates/prometheusrule.yaml", "--show-only", "templates/dashboard.yaml"))
-		require.Equal(t, 5, strings.Count(out, "(server dry run)"), out)
+		require.Equal(t, 6, strings.Count(out, "(server dry run)"), out) // a Service, three ServiceMonitors, the rules, the dashboard
 	})
 	t.Run("every arcflow pod passes Pod Security restricted", func(t *testing.T) { testPodSecurityRestricted(t, ctx, stack) })
 	// The dry run is strict: each of these breaks a schema, and each is refused.

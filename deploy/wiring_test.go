@@ -14,9 +14,9 @@ import (
 
 // allAlerts are the alerts of the chart's values, in the order of the rules.
 var allAlerts = []string{
-	"ArcflowWorkerDown", "ArcflowWorkerNoLeader", "ArcflowRunnersFailing",
+	"ArcflowWorkerDown", "ArcflowWorkerNoLeader", "ArcflowRunnersFailing", "ArcflowResourceNotAccepted",
 	"ArcflowWebhookDown", "ArcflowWebhookUnavailable", "ArcflowWebhookBadSignatures",
-	"ArcflowTemporalTaskBacklog", "ArcflowJobsWaitingLong", "ArcflowGitHubRateLimitLow",
+	"ArcflowTemporalTaskBacklog", "ArcflowTemporalDown", "ArcflowJobsWaitingLong", "ArcflowGitHubRateLimitLow",
 }
 
 // With the new options off, the chart renders what it rendered before them.
@@ -40,7 +40,7 @@ func TestChartDefaultsRenderNoOptionalObjects(t *testing.T) {
 func TestChartOptionsAreWiredTogether(t *testing.T) {
 	t.Parallel()
 	objs := objects(t, helmTemplate(t, everythingOn...))
-	require.Equal(t, 2, kinds(objs)["ServiceMonitor"])
+	require.Equal(t, 3, kinds(objs)["ServiceMonitor"], "the worker's, the webhook's and the bundled Temporal's")
 	require.Equal(t, 3, kinds(objs)["NetworkPolicy"], "the worker's, the webhook's and the bundled Temporal's")
 	require.Equal(t, 1, kinds(objs)["Ingress"])
 	require.Equal(t, 1, kinds(objs)["PrometheusRule"])
@@ -54,7 +54,7 @@ func TestChartOptionsAreWiredTogether(t *testing.T) {
 	require.Equal(t, []string{"Exact /", "Exact /webhook"}, ingressPaths(t, rules[0]), "GitHub's paths by default, not /metrics")
 	require.Equal(t, []string{"Prefix /"}, ingressPaths(t, rules[1]))
 
-	for _, sm := range []string{"arcflow-worker", "arcflow-webhook"} {
+	for _, sm := range []string{"arcflow-worker", "arcflow-webhook", "arcflow-temporal"} {
 		o := find(objs, "ServiceMonitor", sm)
 		require.NotNil(t, o, sm)
 		require.Equal(t, "kube-prometheus-stack", o.GetLabels()["release"])
@@ -84,7 +84,7 @@ func TestChartOptionsWithoutTheWebhook(t *testing.T) {
 			require.NotContains(t, o.GetName(), "webhook", "%s %s", o.GetKind(), o.GetName())
 		}
 	}
-	require.Equal(t, 1, kinds(objs)["ServiceMonitor"])
+	require.Equal(t, 2, kinds(objs)["ServiceMonitor"], "the worker's and the bundled Temporal's")
 	require.Equal(t, 2, kinds(objs)["NetworkPolicy"], "the worker's and the bundled Temporal's")
 	require.Zero(t, kinds(objs)["Ingress"])
 	requireWired(t, objs, releaseNS)

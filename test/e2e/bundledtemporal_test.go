@@ -196,10 +196,10 @@ func bundledTemporal(t *testing.T, ctx context.Context, kube kubernetes.Interfac
 			}
 		}
 	}
-	ports, err := localstack.FreePorts(2)
+	ports, err := localstack.FreePorts(3)
 	require.NoError(t, err)
 	portOf := map[string]int{}
-	for i, flag := range []string{"--port", "--ui-port"} {
+	for i, flag := range []string{"--port", "--ui-port", "--metrics-port"} {
 		at := slices.IndexFunc(args, func(a string) bool { return strings.HasPrefix(a, flag+"=") })
 		require.GreaterOrEqual(t, at, 0, "%s renders %s", name, flag)
 		rendered, err := strconv.Atoi(strings.TrimPrefix(args[at], flag+"="))

@@ -11,9 +11,11 @@ true
 {{- end -}}
 {{- end -}}
 
-{{- /* The frontend's port of the bundled Temporal, and its Web UI's. */ -}}
+{{- /* The frontend's port of the bundled Temporal, its Web UI's, and its
+Prometheus metrics' (the server's own: persistence, requests, workflows). */ -}}
 {{- define "arcflow.temporalFrontendPort" -}}7233{{- end -}}
 {{- define "arcflow.temporalUIPort" -}}8233{{- end -}}
+{{- define "arcflow.temporalMetricsPort" -}}9233{{- end -}}
 
 {{- define "arcflow.temporalAddress" -}}
 {{- if include "arcflow.temporalBundled" . -}}
