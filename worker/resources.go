@@ -106,8 +106,14 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 	}
 	for _, kindName := range []string{v1alpha1.KindRunnerDeployment, v1alpha1.KindRunnerSet, kindHRA} {
 		_, err := informers[kindName].AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc: func(obj any) { w.enqueueObject(kindName, obj) },
+			AddFunc: func(obj any) {
+				w.enqueueObject(kindName, obj)
+				w.refreshRerunReadiness(ctx, kindName, obj)
+			},
 			UpdateFunc: func(oldObj, obj any) {
+				// An annotation or an HRA's trigger may change whether re-runs can
+				// work; the check reads only the caches unless its condition changes.
+				w.refreshRerunReadiness(ctx, kindName, obj)
 				// Status writes (ours and the pool's) do not change the generation and
 				// need no signal.
 				newU := obj.(*unstructured.Unstructured)
@@ -124,7 +130,10 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 				}
 				w.enqueue(kindName, newU)
 			},
-			DeleteFunc: func(obj any) { w.enqueueObject(kindName, obj) },
+			DeleteFunc: func(obj any) {
+				w.enqueueObject(kindName, obj)
+				w.refreshRerunReadiness(ctx, kindName, obj)
+			},
 		})
 		if err != nil {
 			return fmt.Errorf("resource watcher: %w", err)
