@@ -52,15 +52,18 @@ func (f *flakyTemporal) SignalWorkflow(_ context.Context, id, _, signal string, 
 	return f.next(id, signal)
 }
 
-func (f *flakyTemporal) signalled(want string) bool {
+func (f *flakyTemporal) signalled(want string) bool { return f.count(want) > 0 }
+
+func (f *flakyTemporal) count(want string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	n := 0
 	for _, s := range f.took {
 		if s == want {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 // lastStates are the last states seen of the RunnerDeployment and the HRA.
@@ -137,6 +140,18 @@ func TestResourceChangesWaitOutTemporal(t *testing.T) {
 		"a missing namespace is named on the HRA until it exists")
 	require.True(t, temporal.signalled(contract.PoolWorkflowID("ci", v1alpha1.KindRunnerDeployment, "app")+" spec"))
 	require.True(t, temporal.signalled("hra/ci/app spec"))
+
+	// An annotation arcflow reads changes no generation, yet is part of the
+	// spec the pool gets: it is sent again.
+	poolSpec := contract.PoolWorkflowID("ci", v1alpha1.KindRunnerDeployment, "app") + " spec"
+	sent := temporal.count(poolSpec)
+	current, err := dyn.Resource(v1alpha1.RunnerDeploymentResource).Namespace("ci").Get(ctx, "app", metav1.GetOptions{})
+	require.NoError(t, err)
+	current.SetAnnotations(map[string]string{v1alpha1.RegistrationOnlyAnnotation: "true"})
+	_, err = dyn.Resource(v1alpha1.RunnerDeploymentResource).Namespace("ci").Update(ctx, current, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return temporal.count(poolSpec) > sent }, 10*time.Second, 5*time.Millisecond,
+		"an annotation-only change reaches the pool")
 
 	temporal.mu.Lock()
 	temporal.fails["hra/ci/app"] = []error{down, down}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 	"time"
 
@@ -113,13 +114,19 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 			UpdateFunc: func(oldObj, obj any) {
 				// An annotation or an HRA's trigger may change whether re-runs can
 				// work; the check reads only the caches unless its condition changes.
+				// A retargeted HRA's old target is looked at too.
 				w.refreshRerunReadiness(ctx, kindName, obj)
-				// Status writes (ours and the pool's) do not change the generation and
-				// need no signal.
+				if kindName == kindHRA {
+					w.refreshRerunReadiness(ctx, kindName, oldObj)
+				}
+				// Status writes (ours and the pool's) change neither the generation
+				// nor the annotations and need no signal. arcflow's annotations
+				// (jit-config, registration-only-runner, rerun-lost-jobs, ...) are
+				// part of the spec it sends, yet change no generation.
 				newU := obj.(*unstructured.Unstructured)
 				oldU, ok := oldObj.(*unstructured.Unstructured)
 				deleting := ok && oldU.GetDeletionTimestamp() == nil && newU.GetDeletionTimestamp() != nil
-				if ok && oldU.GetGeneration() == newU.GetGeneration() && !deleting {
+				if ok && oldU.GetGeneration() == newU.GetGeneration() && maps.Equal(oldU.GetAnnotations(), newU.GetAnnotations()) && !deleting {
 					if kindName != kindHRA && failingChanged(oldU, newU) {
 						w.refreshRunnersFailing(ctx, kindName, newU)
 					}
