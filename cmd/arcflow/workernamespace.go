@@ -15,34 +15,37 @@ import (
 const namespaceCheckMax = 30 * time.Second
 
 // awaitNamespace returns true once Temporal serves the worker's namespace,
-// registering it and the search attributes first with --setup-temporal, and
-// false if ctx ends before. The SDK's worker refuses to start in a missing
-// namespace, so without this wait the worker would crash-loop and no resource
-// would say why.
+// with --setup-temporal once it has registered it and the search attributes
+// (or could not, but the namespace exists), and false if ctx ends before.
+// The SDK's worker refuses to start in a missing namespace, so without this
+// wait the worker would crash-loop and no resource would say why.
 func (wp *workerPart) awaitNamespace(ctx context.Context) bool {
 	namespace, log := wp.common.temporal.namespace, wp.p.log
 	wait := time.Second
 	for {
-		var err error
 		if wp.flags.setupTemporal {
-			var lines []string
-			if lines, err = setUpTemporal(ctx, wp.p.temporal, namespace, defaultNamespaceRetention); err == nil {
+			setupCtx, cancel := context.WithTimeout(ctx, time.Minute)
+			lines, err := setUpTemporal(setupCtx, wp.p.temporal, namespace, defaultNamespaceRetention)
+			cancel()
+			if err == nil {
 				log.Info("Temporal is set up for arcflow", "namespace", namespace, "done", lines)
 				return true
 			}
-			log.Error("cannot set up Temporal for arcflow; trying again", "namespace", namespace, "retry_in", wait, "error", err)
-		} else {
-			_, err = wp.p.temporal.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: namespace})
-			var missing *serviceerror.NamespaceNotFound
-			switch {
-			case err == nil:
-				return true
-			case errors.As(err, &missing):
-				log.Error("Temporal has no namespace for arcflow: create it and run `arcflow setup`, or start the worker with --setup-temporal; the resources say so meanwhile",
-					"namespace", namespace, "retry_in", wait)
-			default:
-				log.Warn("cannot reach Temporal; trying again", "namespace", namespace, "retry_in", wait, "error", err)
-			}
+			// Temporal Cloud, or an identity without Namespace Admin, refuses
+			// the setup: a namespace made by hand is enough to start, and the
+			// resources name any search attribute still missing.
+			log.Error("cannot set up Temporal for arcflow", "namespace", namespace, "error", err)
+		}
+		_, err := wp.p.temporal.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: namespace})
+		var missing *serviceerror.NamespaceNotFound
+		switch {
+		case err == nil:
+			return true
+		case errors.As(err, &missing):
+			log.Error("Temporal has no namespace for arcflow: create it and run `arcflow setup`, or start the worker with --setup-temporal; the resources say so meanwhile",
+				"namespace", namespace, "retry_in", wait)
+		default:
+			log.Warn("cannot reach Temporal; trying again", "namespace", namespace, "retry_in", wait, "error", err)
 		}
 		select {
 		case <-ctx.Done():
