@@ -34,7 +34,11 @@ var reasonRe = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 //   - returns from a function of the sources whose call is in one of those
 //     places (ARCStatus.Reason(), conditionReason(...)).
 //
-// Reasons built at run time (PodFailed from pod-failed) are not found.
+// A local variable stands for every value its function assigns to it
+// (eventType, reason := ..., "JobLost"; then reason = "JobRerun"). Reasons
+// built at run time (PodFailed from pod-failed) are not found. The syntax
+// tree, rather than a pattern over the text, is what tells a reason set from
+// one compared with (c.Reason == "X") or merely mentioned.
 func CodeReasons(sources map[string]string) (map[string]string, error) {
 	type file struct {
 		path string
