@@ -9,13 +9,13 @@ import (
 )
 
 // startWarmBurst starts the scenario's autoscaler with an auto buffer (at most
-// 3, scale-down delay 2 s, maxReplicas 10) and its pool, with another
+// 3, maxReplicas 10, the scale-down delay given) and its pool, with another
 // autoscaler of its scope hearing jobs when busyScope, reports a 10 s time to
 // ready and queues five jobs.
-func startWarmBurst(t *testing.T, scenario string, busyScope bool) *autoscaled {
+func startWarmBurst(t *testing.T, scenario string, scaleDownDelay time.Duration, busyScope bool) *autoscaled {
 	spec := autoscalerSpec(scenario)
 	spec.AutoIdle = &contract.AutoIdleRunners{Max: 3}
-	spec.ScaleDownDelay, spec.Max = 2*time.Second, 10
+	spec.ScaleDownDelay, spec.Max = scaleDownDelay, 10
 	if busyScope {
 		fakes.mu.Lock()
 		fakes.scopes[spec.Name] = time.Now()
@@ -36,7 +36,11 @@ func startWarmBurst(t *testing.T, scenario string, busyScope bool) *autoscaled {
 func TestRecordWarmHistories(t *testing.T) {
 	needServers(t)
 	t.Run("autoscaler-warm-auto", func(t *testing.T) {
-		a := startWarmBurst(t, "autoscaler-warm-auto", false)
+		// The buffer lives for the scale-down delay after the last arrival,
+		// and the test must see it by polling queries: a delay of 2 s was
+		// shorter than one query on a loaded dev server (5 s seen), so the
+		// test waited for a state that had come and gone. 15 s is not.
+		a := startWarmBurst(t, "autoscaler-warm-auto", 15*time.Second, false)
 		s := waitState(a.r, a.hra, "a warm buffer sent", func(s workflows.AutoscalerState) bool {
 			return s.Sent != nil && s.Sent.Warm != nil && s.Sent.Warm.Runners > 0 && len(s.Reservations.Active) == 5
 		})
@@ -70,7 +74,7 @@ func TestRecordWarmHistories(t *testing.T) {
 func TestRecordWarmScopeHistories(t *testing.T) {
 	needServers(t)
 	t.Run("autoscaler-warm-scope", func(t *testing.T) {
-		a := startWarmBurst(t, "autoscaler-warm-scope", true)
+		a := startWarmBurst(t, "autoscaler-warm-scope", 2*time.Second, true)
 		waitState(a.r, a.hra, "held past its own delay for the scope", func(s workflows.AutoscalerState) bool {
 			return s.Warm.Runners > 0 && !s.Warm.ScopeBusyUntil.IsZero()
 		})
