@@ -101,7 +101,7 @@ func (a *autoscalerRun) reconcileByRun(ctx workflow.Context) {
 	}
 	for i, id := range out.InProgress {
 		a.state.Reservations.Apply(contract.JobEvent{JobID: id, RunID: runAt(out.InProgressRuns, i), Action: "queued"}, now, spec.TriggerDuration)
-		a.markStarted(id)
+		a.markStarted(id, now)
 	}
 	open := map[int64]bool{}
 	for _, run := range out.OpenRuns {

@@ -19,7 +19,6 @@ const runningRunnersVersion = "running-runners"
 // alone): the pool needs them when it chooses runners to stop, and the
 // request that lowers its count carries them.
 func (a *autoscalerRun) noteRunning(ev contract.JobEvent) {
-	a.markStarted(ev.JobID)
 	if ev.RunnerName == "" {
 		return
 	}
@@ -117,6 +116,7 @@ func (a *autoscalerRun) quietStart(ctx workflow.Context, ev contract.JobEvent) b
 	if workflow.GetVersion(ctx, quietStartsVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return false
 	}
+	a.markStarted(ev.JobID, workflow.Now(ctx))
 	a.noteRunning(ev)
 	return true
 }

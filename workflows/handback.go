@@ -86,16 +86,25 @@ func withoutHandedBack(entries []v1alpha1.CapacityReservation) []v1alpha1.Capaci
 }
 
 // markStarted notes that a job started (its in_progress delivery, or a
-// reconcile that found it running): a drain does not hand it back.
-func (a *autoscalerRun) markStarted(jobID int64) {
+// reconcile that found it running): a drain does not hand it back. A start
+// heard before the job's queued delivery (a job an idle runner took at once)
+// is remembered for the reservation that delivery makes.
+func (a *autoscalerRun) markStarted(jobID int64, now time.Time) {
 	if !a.handBack {
 		return
 	}
-	for i := range a.state.Reservations.Active {
-		if a.state.Reservations.Active[i].JobID == jobID {
-			a.state.Reservations.Active[i].Started = true
-		}
+	r := &a.state.Reservations
+	if i := r.index(jobID); i >= 0 {
+		r.Active[i].Started = true
+		return
 	}
+	if _, completed := r.EarlyCompletions[jobID]; completed {
+		return
+	}
+	if r.EarlyStarts == nil {
+		r.EarlyStarts = map[int64]time.Time{}
+	}
+	r.EarlyStarts[jobID] = now
 }
 
 // handingBack: a drain holds the autoscaler and hands its jobs to ARC.

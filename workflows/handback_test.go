@@ -110,12 +110,16 @@ func names(entries []v1alpha1.CapacityReservation) []string {
 func TestAHeldAutoscalerHandsItsJobsBackToARC(t *testing.T) {
 	at := newAutoscalerTest(t)
 	h := at.recordHandBacks(nil)
-	at.env.OnSignalExternalWorkflow(mock.Anything, "runner/ci/app-r2", "", contract.SignalJobStarted, mock.Anything).Return(nil)
+	at.env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", contract.SignalJobStarted, mock.Anything).Return(nil)
 	at.job(time.Second, "q1", 1, "queued")
 	at.job(time.Second, "q2", 2, "queued")
-	at.env.RegisterDelayedCallback(func() {
-		at.env.SignalWorkflow(contract.SignalJob, contract.JobEvent{DeliveryID: "s2", JobID: 2, Action: "in_progress", RunnerName: "app-r2", RunnerID: 22})
-	}, 2*time.Second)
+	started := func(id int64, runner string) {
+		at.env.SignalWorkflow(contract.SignalJob, contract.JobEvent{DeliveryID: "s" + runner, JobID: id, Action: "in_progress", RunnerName: runner, RunnerID: id * 11})
+	}
+	at.env.RegisterDelayedCallback(func() { started(2, "app-r2") }, 2*time.Second)
+	// Job 4 went to an idle runner at once: its start is heard before its queued delivery.
+	at.env.RegisterDelayedCallback(func() { started(4, "app-r4") }, 3*time.Second)
+	at.job(4*time.Second, "q4", 4, "queued")
 	at.env.RegisterDelayedCallback(func() {
 		require.Empty(t, h.ins, "nothing goes back before a drain")
 		at.env.SignalWorkflow(contract.SignalForceScale, ForceScale{Replicas: 0, Duration: "87600h", HandBack: true})
@@ -135,7 +139,7 @@ func TestAHeldAutoscalerHandsItsJobsBackToARC(t *testing.T) {
 	first := h.ins[0]
 	require.Equal(t, "ci", first.Namespace)
 	require.Equal(t, "app", first.Name)
-	require.Equal(t, []string{"arcflow-job-1"}, names(first.Add), "job 2 started: it stays")
+	require.Equal(t, []string{"arcflow-job-1"}, names(first.Add), "jobs 2 and 4 started: they stay")
 	sameSecond(t, at.start.Add(10*time.Second), first.Add[0].EffectiveTime, "effective when written")
 	sameSecond(t, at.start.Add(time.Second+10*time.Minute), first.Add[0].ExpirationTime, "expires with arcflow's reservation")
 	require.Equal(t, 1, first.Add[0].Replicas)
@@ -143,7 +147,7 @@ func TestAHeldAutoscalerHandsItsJobsBackToARC(t *testing.T) {
 	require.Empty(t, h.ins[1].Remove)
 	require.Equal(t, calls.HandBackInput{Namespace: "ci", Name: "app", Remove: []string{"arcflow-job-1"}}, h.ins[2], "job 1 completed")
 	require.Equal(t, calls.HandBackInput{Namespace: "ci", Name: "app", Remove: []string{"arcflow-job-3"}}, h.ins[3], "the hold ended")
-	require.Equal(t, 2, at.last(), "after --undo arcflow runs its jobs again: 2 (started) and 3")
+	require.Equal(t, 3, at.last(), "after --undo arcflow runs its jobs again: 2 and 4 (started) and 3")
 }
 
 // A hand-back that fails is tried again; an entry of a job arcflow still

@@ -39,6 +39,9 @@ type Reservations struct {
 	EarlyCompletions map[int64]time.Time `json:",omitempty"`
 	// Deliveries: delivery ID -> when it was applied.
 	Deliveries map[string]time.Time `json:",omitempty"`
+	// EarlyStarts: job ID -> when its start was heard before its queued
+	// event; the reservation that event makes is Started (handBackVersion).
+	EarlyStarts map[int64]time.Time `json:",omitempty"`
 }
 
 // Apply records one job event at now; duration is the trigger's reservation length.
@@ -62,10 +65,13 @@ func (r *Reservations) Apply(ev contract.JobEvent, now time.Time, duration time.
 		if _, done := r.EarlyCompletions[ev.JobID]; done || i >= 0 {
 			return false // already completed, or a duplicate
 		}
-		r.Active = append(r.Active, Reservation{JobID: ev.JobID, EffectiveTime: now, ExpirationTime: now.Add(duration), RunID: ev.RunID})
+		_, started := r.EarlyStarts[ev.JobID]
+		delete(r.EarlyStarts, ev.JobID)
+		r.Active = append(r.Active, Reservation{JobID: ev.JobID, EffectiveTime: now, ExpirationTime: now.Add(duration), RunID: ev.RunID, Started: started})
 		r.sort()
 		return true
 	case "completed":
+		delete(r.EarlyStarts, ev.JobID)
 		if i < 0 {
 			r.EarlyCompletions[ev.JobID] = now
 			return false
@@ -130,6 +136,11 @@ func (r *Reservations) Expire(now time.Time, maxReplicas int) bool {
 	for id, at := range r.EarlyCompletions {
 		if now.Sub(at) > earlyCompletionMemory {
 			delete(r.EarlyCompletions, id)
+		}
+	}
+	for id, at := range r.EarlyStarts {
+		if now.Sub(at) > earlyCompletionMemory {
+			delete(r.EarlyStarts, id)
 		}
 	}
 	for id, at := range r.Deliveries {

@@ -49,6 +49,7 @@ func (a *autoscalerRun) applyJob(ev contract.JobEvent, now time.Time) {
 		return // a repeated queued event
 	}
 	if ev.Action == "in_progress" {
+		a.markStarted(ev.JobID, now)
 		a.noteRunning(ev) // it reserves nothing
 		return
 	}
