@@ -122,6 +122,7 @@ func TestDrainLetsBusyRunnersFinishAndLeavesNothing(t *testing.T) {
 	require.Contains(t, last.text, "drain: done after")
 	require.Contains(t, last.text, "ARC's controller-manager can be started again")
 	require.Contains(t, text, "drain: hra/drain/app: holding 0 replicas for 87600h0m0s (force-scale)")
+	require.NotContains(t, text, "back to ARC as capacityReservations", "both jobs run: none is handed back to ARC")
 	var lastJobEnd time.Time
 	for _, j := range w.GitHub.Jobs() {
 		require.Equal(t, "completed", j.Status, j.Name)
