@@ -15,6 +15,11 @@ scope.singleNamespace. */ -}}
 - apiGroups: ["actions.summerwind.dev"]
   resources: ["runnerdeployments/finalizers", "runnersets/finalizers"]
   verbs: ["update"]
+# `arcflow drain` (run in a worker pod) and a drained autoscaler hand queued
+# jobs back to ARC as the HRA's spec.capacityReservations, ARC's own form.
+- apiGroups: ["actions.summerwind.dev"]
+  resources: ["horizontalrunnerautoscalers"]
+  verbs: ["update"]
 - apiGroups: ["actions.summerwind.dev"]
   resources: ["runnerdeployments/status", "runnersets/status", "horizontalrunnerautoscalers/status"]
   verbs: ["get", "patch", "update"]
