@@ -2,12 +2,10 @@ package activities
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // RerunLostJobsCondition is the condition type that says whether a pool's lost
@@ -54,16 +52,10 @@ func (k *Kubernetes) setRerunCondition(ctx context.Context, obj *unstructured.Un
 	if !ok {
 		return nil
 	}
-	conds, changed, err := WithCondition(obj, want, true)
-	if err != nil || !changed {
-		return err
-	}
-	patch, err := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
-	if err != nil {
-		return fmt.Errorf("condition %s: %w", RerunLostJobsCondition, err)
-	}
-	_, err = k.Dynamic.Resource(PoolResource(in.Pool.Kind)).Namespace(in.Pool.Namespace).
-		Patch(ctx, in.Pool.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	resources := k.Dynamic.Resource(PoolResource(in.Pool.Kind)).Namespace(in.Pool.Namespace)
+	_, _, err := PatchConditions(ctx, resources, obj, func(obj *unstructured.Unstructured) (any, bool, error) {
+		return WithCondition(obj, want, true)
+	})
 	if err != nil {
 		return fmt.Errorf("condition %s on %s %s/%s: %w", RerunLostJobsCondition, in.Pool.Kind, in.Pool.Namespace, in.Pool.Name, err)
 	}

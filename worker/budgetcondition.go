@@ -111,7 +111,7 @@ func budgetCondition(u *unstructured.Unstructured, budget Throttler, since time.
 // writeBudgetCondition writes c, keeping the other conditions, and records
 // an event: Warning when throttling starts, Normal when it ends.
 func (w *ResourceWatcher) writeBudgetCondition(ctx context.Context, u *unstructured.Unstructured, c metav1.Condition) {
-	changed, err := w.replaceCondition(ctx, kindHRA, u, c)
+	_, changed, err := w.replaceCondition(ctx, kindHRA, u, c)
 	if err != nil {
 		w.Log.Warn("cannot write the GitHubBudget condition", "hra", u.GetNamespace()+"/"+u.GetName(), "error", err)
 		return

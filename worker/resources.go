@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -286,8 +284,36 @@ func (w *ResourceWatcher) deleted(ctx context.Context, key resourceKey) error {
 
 // setConditions records whether arcflow accepted the resource and which of its
 // fields it ignores, as status conditions, and a Warning event for a rejection. It
-// writes only when something changed.
+// writes only when something changed, computing the list from the newest
+// object when u turns out to be stale (activities.PatchConditions).
 func (w *ResourceWatcher) setConditions(ctx context.Context, kind string, u *unstructured.Unstructured, status metav1.ConditionStatus, reason, message string, unsupported []string) {
+	var conds []metav1.Condition
+	resources := w.Dynamic.Resource(resourceOf[kind]).Namespace(u.GetNamespace())
+	before, wrote, err := activities.PatchConditions(ctx, resources, u, func(u *unstructured.Unstructured) (any, bool, error) {
+		conds = wantedConditions(u, status, reason, message, unsupported)
+		return conds, !conditionsUnchanged(u, conds), nil
+	})
+	if err != nil {
+		w.Log.Warn("cannot write status conditions", "pool", u.GetNamespace()+"/"+u.GetName(), "error", err)
+	}
+	if !wrote {
+		return
+	}
+	for _, c := range conds {
+		switch {
+		case c.Type == runnersFailing:
+			w.reportFailingStart(ctx, kind, before, c)
+		case c.Type == gitHubBudget, c.Type == runnersTakenOver, c.Type == activities.RerunLostJobsCondition: // their events come from elsewhere
+		case c.Status != metav1.ConditionTrue || c.Type == "UnsupportedFields":
+			w.event(ctx, kind, u, c.Reason, c.Message)
+		}
+	}
+}
+
+// wantedConditions is the conditions list of u with Accepted (and
+// UnsupportedFields) as given, the conditions derived from its status, and
+// the other writers' conditions kept as they are.
+func wantedConditions(u *unstructured.Unstructured, status metav1.ConditionStatus, reason, message string, unsupported []string) []metav1.Condition {
 	conds := []metav1.Condition{{
 		Type: "Accepted", Status: status, Reason: reason, Message: message,
 		ObservedGeneration: u.GetGeneration(), LastTransitionTime: metav1.Now(),
@@ -309,32 +335,7 @@ func (w *ResourceWatcher) setConditions(ctx context.Context, kind string, u *uns
 			conds = append(conds, c) // the budget watcher's and the re-run workflows', kept as they are
 		}
 	}
-	if conditionsUnchanged(u, conds) {
-		return
-	}
-	if err := w.patchConditions(ctx, kind, u, conds); err != nil {
-		w.Log.Warn("cannot write status conditions", "pool", u.GetNamespace()+"/"+u.GetName(), "error", err)
-	}
-	for _, c := range conds {
-		switch {
-		case c.Type == runnersFailing:
-			w.reportFailingStart(ctx, kind, u, c)
-		case c.Type == gitHubBudget, c.Type == runnersTakenOver, c.Type == activities.RerunLostJobsCondition: // their events come from elsewhere
-		case c.Status != metav1.ConditionTrue || c.Type == "UnsupportedFields":
-			w.event(ctx, kind, u, c.Reason, c.Message)
-		}
-	}
-}
-
-// patchConditions replaces a resource's status conditions with conds (a list of
-// metav1.Condition, or of their unstructured form).
-func (w *ResourceWatcher) patchConditions(ctx context.Context, kind string, u *unstructured.Unstructured, conds any) error {
-	patch, err := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
-	if err != nil {
-		return err
-	}
-	_, err = w.Dynamic.Resource(resourceOf[kind]).Namespace(u.GetNamespace()).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status")
-	return err
+	return conds
 }
 
 // conditionsUnchanged compares type, status, reason, message and generation.

@@ -100,25 +100,25 @@ func (w *ResourceWatcher) refreshRunnersFailing(ctx context.Context, kind string
 	if !ok {
 		return
 	}
-	changed, err := w.replaceCondition(ctx, kind, u, c)
+	before, changed, err := w.replaceCondition(ctx, kind, u, c)
 	if err != nil {
 		w.Log.Warn("cannot write the RunnersFailing condition", "pool", u.GetNamespace()+"/"+u.GetName(), "error", err)
 		return
 	}
 	if changed {
-		w.reportFailingStart(ctx, kind, u, c)
+		w.reportFailingStart(ctx, kind, before, c)
 	}
 }
 
 // replaceCondition writes c in place of the resource's condition of its type
 // (or after the others), keeping the rest; it writes nothing, and reports
-// false, when that condition already says the same.
-func (w *ResourceWatcher) replaceCondition(ctx context.Context, kind string, u *unstructured.Unstructured, c metav1.Condition) (bool, error) {
-	conds, changed, err := activities.WithCondition(u, c, false)
-	if err != nil || !changed {
-		return false, err
-	}
-	return true, w.patchConditions(ctx, kind, u, conds)
+// false, when that condition already says the same. It returns the resource
+// as it was before the write.
+func (w *ResourceWatcher) replaceCondition(ctx context.Context, kind string, u *unstructured.Unstructured, c metav1.Condition) (*unstructured.Unstructured, bool, error) {
+	resources := w.Dynamic.Resource(resourceOf[kind]).Namespace(u.GetNamespace())
+	return activities.PatchConditions(ctx, resources, u, func(u *unstructured.Unstructured) (any, bool, error) {
+		return activities.WithCondition(u, c, false)
+	})
 }
 
 // reportFailingStart records one Warning event when c, just written, starts a

@@ -46,7 +46,7 @@ func (w *ResourceWatcher) refreshTakenOver(ctx context.Context, kind string, u *
 	if !ok {
 		return
 	}
-	if _, err := w.replaceCondition(ctx, kind, u, c); err != nil {
+	if _, _, err := w.replaceCondition(ctx, kind, u, c); err != nil {
 		w.Log.Warn("cannot write the RunnersTakenOver condition", "pool", u.GetNamespace()+"/"+u.GetName(), "error", err)
 	}
 }
