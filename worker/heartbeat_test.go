@@ -38,9 +38,15 @@ func callWithTimeouts(ctx workflow.Context, heartbeat, d time.Duration) error {
 func runSlowCall(t *testing.T, withInterceptor bool, heartbeat, d time.Duration) error {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
+	// The test environment runs the activity while the workflow waits on it,
+	// and its deadlock detector (1 s by default) counts that time: a 1 s
+	// activity raced it and lost on a loaded machine ("workflow goroutine
+	// root didn't yield for over 1s"). The detector is not the subject here.
+	options := sdkworker.Options{DeadlockDetectionTimeout: time.Minute}
 	if withInterceptor {
-		env.SetWorkerOptions(sdkworker.Options{Interceptors: []interceptor.WorkerInterceptor{&heartbeats{every: heartbeat / 5}}})
+		options.Interceptors = []interceptor.WorkerInterceptor{&heartbeats{every: heartbeat / 5}}
 	}
+	env.SetWorkerOptions(options)
 	env.RegisterActivity(slowCall)
 	env.ExecuteWorkflow(callWithTimeouts, heartbeat, d)
 	require.True(t, env.IsWorkflowCompleted())
