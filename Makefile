@@ -7,7 +7,7 @@ SHELL := /usr/bin/env bash
 
 TOOLS_BIN := $(CURDIR)/.tools/bin
 STACK_DIR ?= $(CURDIR)/.stack
-GO_TEST_FLAGS ?= -count=1 -timeout 20m
+GO_TEST_FLAGS ?= -count=1 -timeout 30m
 # Temporal for make up, demo, bench and chaos: dev (the CLI's dev server) or
 # cluster (temporal-server on PostgreSQL).
 TEMPORAL ?= dev

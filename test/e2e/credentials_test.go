@@ -62,6 +62,33 @@ func tokenSecret(name, token string) string {
 // through ARC's githubAPICredentialsFrom Secrets; a pool whose Secret is missing
 // gets a condition and an event while the others go on, and starts once the
 // Secret is there.
+// jobsRunOnEachOrgPool queues two jobs in each of org-a and org-b and checks
+// that all four succeed, each on its organization's pool (pool-a, pool-b), and
+// that GitHub refused no call: none was made with another scope's credentials.
+func jobsRunOnEachOrgPool(t *testing.T, w *world.World, within time.Duration) {
+	t.Helper()
+	for _, org := range []string{"org-a", "org-b"} {
+		for i := range 2 {
+			w.Queue(org+"/app", fmt.Sprintf("build-%d", i), []string{"self-hosted", "linux", "pool-" + org[len(org)-1:]})
+		}
+	}
+	require.Eventually(t, func() bool {
+		done := 0
+		for _, j := range w.GitHub.Jobs() {
+			if j.Status == "completed" && j.Conclusion == "success" {
+				done++
+			}
+		}
+		return done == 4
+	}, within, 100*time.Millisecond, "both organizations' jobs ran, each on its own pool")
+	for _, j := range w.GitHub.Jobs() {
+		require.True(t, strings.HasPrefix(j.RunnerName, "pool-"+j.Repo[len("org-"):len("org-x")]), "job of %s ran on %s", j.Repo, j.RunnerName)
+	}
+	for _, c := range w.GitHub.Calls() {
+		require.NotEqual(t, http.StatusForbidden, c.Status, "a call with credentials other than its scope's: %s", c.Path)
+	}
+}
+
 func TestEachPoolActsWithItsOwnGitHubCredentials(t *testing.T) {
 	const ns = "credentials"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -86,26 +113,7 @@ func TestEachPoolActsWithItsOwnGitHubCredentials(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, strings.TrimSpace(events), "and records an event")
 
-	for _, org := range []string{"org-a", "org-b"} {
-		for i := range 2 {
-			w.Queue(org+"/app", fmt.Sprintf("build-%d", i), []string{"self-hosted", "linux", "pool-" + org[len(org)-1:]})
-		}
-	}
-	require.Eventually(t, func() bool {
-		done := 0
-		for _, j := range w.GitHub.Jobs() {
-			if j.Status == "completed" && j.Conclusion == "success" {
-				done++
-			}
-		}
-		return done == 4
-	}, 60*time.Second, 100*time.Millisecond, "both organizations' jobs ran, each on its own pool")
-	for _, j := range w.GitHub.Jobs() {
-		require.True(t, strings.HasPrefix(j.RunnerName, "pool-"+j.Repo[len("org-"):len("org-x")]), "job of %s ran on %s", j.Repo, j.RunnerName)
-	}
-	for _, c := range w.GitHub.Calls() {
-		require.NotEqual(t, http.StatusForbidden, c.Status, "a call with another organization's credentials: %s", c.Path)
-	}
+	jobsRunOnEachOrgPool(t, w, 60*time.Second)
 
 	require.NoError(t, w.Apply(ctx, tokenSecret("creds-c", "token-a")))
 	require.Eventually(t, func() bool { return accepted("rdeploy", "pool-c", "status") == "True" }, 60*time.Second, 200*time.Millisecond,

@@ -7,7 +7,6 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -100,26 +99,7 @@ func TestARCSecretWithTokenAndAppKeysRunsWithTheToken(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return acceptedField(ctx, ns, "rdeploy", "pool-b", "status") == "True" && acceptedField(ctx, ns, "hra", "pool-b", "status") == "True"
 	}, 60*time.Second, 200*time.Millisecond, "the pool whose Secret holds both is accepted, not InvalidCredentials")
-	for _, org := range []string{"org-a", "org-b"} {
-		for i := range 2 {
-			w.Queue(org+"/app", fmt.Sprintf("build-%d", i), []string{"self-hosted", "linux", "pool-" + org[len(org)-1:]})
-		}
-	}
-	require.Eventually(t, func() bool {
-		done := 0
-		for _, j := range w.GitHub.Jobs() {
-			if j.Status == "completed" && j.Conclusion == "success" {
-				done++
-			}
-		}
-		return done == 4
-	}, 90*time.Second, 200*time.Millisecond, "both pools' jobs ran")
-	for _, j := range w.GitHub.Jobs() {
-		require.True(t, strings.HasPrefix(j.RunnerName, "pool-"+j.Repo[len("org-"):len("org-x")]), "job of %s ran on %s", j.Repo, j.RunnerName)
-	}
-	for _, c := range w.GitHub.Calls() {
-		require.NotEqual(t, http.StatusForbidden, c.Status, "a call with credentials other than the token: %s", c.Path)
-	}
+	jobsRunOnEachOrgPool(t, w, 90*time.Second)
 	require.Zero(t, w.GitHub.CallCounts()["POST /app/installations/{id}/access_tokens"], "the App key was never used")
 	require.True(t, w.Worker.Running(), "the worker runs: %s", w.Worker.ExitState())
 
