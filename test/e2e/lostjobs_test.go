@@ -206,9 +206,17 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 	require.Empty(t, w.Runners.Violations(), "arcflow deleted no busy runner's pod")
 	require.Len(t, w.Runners.Lost(), 4, "three on lost-a, one OOM-killed")
 
-	twice, err := rerunState(ctx, tc, contract.RerunWorkflowID("octo-org/app", onA[1].RunID, "a-1"))
-	require.NoError(t, err)
-	require.Equal(t, []string{activities.RerunDone, activities.RerunLimitReached}, twice.Outcomes, "a-1: re-run, then past its limit")
+	// The second loss reaches a-1's re-run workflow through the completed
+	// delivery, the autoscaler and the pool: a moment after GitHub shows the
+	// job completed, which is all the wait above knows (a loaded CI run read
+	// the state before it arrived).
+	var outcomes []string
+	require.Eventually(t, func() bool {
+		twice, err := rerunState(ctx, tc, contract.RerunWorkflowID("octo-org/app", onA[1].RunID, "a-1"))
+		outcomes = twice.Outcomes
+		return err == nil && len(outcomes) >= 2
+	}, 30*time.Second, 100*time.Millisecond, "a-1's second loss reaches its re-run workflow")
+	require.Equal(t, []string{activities.RerunDone, activities.RerunLimitReached}, outcomes, "a-1: re-run, then past its limit")
 	calls := w.GitHub.CallCounts() // before the permission phase, whose calls re-run nothing
 
 	// Credentials without actions: write: a lost job is not re-run, and the
