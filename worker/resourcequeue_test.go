@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/internal/temporalerr"
@@ -66,11 +68,11 @@ func (f *flakyTemporal) count(want string) int {
 	return n
 }
 
-// lastStates are the last states seen of the RunnerDeployment and the HRA.
-func lastStates(seen map[schema.GroupVersionResource][]string) []string {
+// lastStates are the last of each list of states.
+func lastStates(lists ...[]string) []string {
 	var out []string
-	for _, r := range []schema.GroupVersionResource{v1alpha1.RunnerDeploymentResource, v1alpha1.HorizontalRunnerAutoscalerResource} {
-		if states := seen[r]; len(states) > 0 {
+	for _, states := range lists {
+		if len(states) > 0 {
 			out = append(out, states[len(states)-1])
 		}
 	}
@@ -104,6 +106,36 @@ func TestResourceChangesWaitOutTemporal(t *testing.T) {
 		contract.PoolWorkflowID("ci", v1alpha1.KindRunnerDeployment, "app"): {down, down},
 		"hra/ci/app": {serviceerror.NewNamespaceNotFound("arcflow")},
 	}}
+	// Every Accepted condition written, per resource, in order: read from the
+	// writes themselves, so a state that lasts one backoff is not missed by a
+	// poll on a loaded machine.
+	var mu sync.Mutex
+	written := map[string][]string{}
+	dyn.PrependReactor("patch", "*", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		var body struct {
+			Status struct {
+				Conditions []metav1.Condition `json:"conditions"`
+			} `json:"status"`
+		}
+		if json.Unmarshal(action.(k8stesting.PatchAction).GetPatch(), &body) == nil {
+			for _, c := range body.Status.Conditions {
+				if c.Type == "Accepted" {
+					mu.Lock()
+					states := written[action.GetResource().Resource]
+					if len(states) == 0 || states[len(states)-1] != string(c.Status)+"/"+c.Reason {
+						written[action.GetResource().Resource] = append(states, string(c.Status)+"/"+c.Reason)
+					}
+					mu.Unlock()
+				}
+			}
+		}
+		return false, nil, nil
+	})
+	states := func(resource schema.GroupVersionResource) []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(written[resource.Resource])
+	}
 	w := &ResourceWatcher{Dynamic: dyn, Kube: kubefake.NewClientset(), Temporal: temporal, TemporalNamespace: "arcflow",
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -111,32 +143,13 @@ func TestResourceChangesWaitOutTemporal(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
 
-	accepted := func(resource schema.GroupVersionResource) (status, reason string) {
-		u, err := dyn.Resource(resource).Namespace("ci").Get(ctx, "app", metav1.GetOptions{})
-		if err != nil {
-			return "", ""
-		}
-		c, _ := conditionOf(u, "Accepted")
-		return string(c.Status), c.Reason
-	}
-	// Both conditions are polled together until both are True; each keeps the
-	// status/reason it passed through.
-	seen := map[schema.GroupVersionResource][]string{}
 	require.Eventually(t, func() bool {
-		for _, resource := range []schema.GroupVersionResource{v1alpha1.RunnerDeploymentResource, v1alpha1.HorizontalRunnerAutoscalerResource} {
-			status, reason := accepted(resource)
-			if status == "" {
-				continue // not written yet
-			}
-			if states := seen[resource]; len(states) == 0 || states[len(states)-1] != status+"/"+reason {
-				seen[resource] = append(states, status+"/"+reason)
-			}
-		}
-		return slices.Equal(lastStates(seen), []string{"True/Accepted", "True/Accepted"})
-	}, 10*time.Second, 2*time.Millisecond, "the changes land once Temporal takes them")
-	require.Equal(t, []string{"Unknown/" + temporalerr.ReasonUnavailable, "True/Accepted"}, seen[v1alpha1.RunnerDeploymentResource],
+		return slices.Equal(lastStates(states(v1alpha1.RunnerDeploymentResource), states(v1alpha1.HorizontalRunnerAutoscalerResource)),
+			[]string{"True/Accepted", "True/Accepted"})
+	}, 10*time.Second, 5*time.Millisecond, "the changes land once Temporal takes them")
+	require.Equal(t, []string{"Unknown/" + temporalerr.ReasonUnavailable, "True/Accepted"}, states(v1alpha1.RunnerDeploymentResource),
 		"while Temporal is down the pool says so; it is never InvalidSpec")
-	require.Equal(t, []string{"False/" + temporalerr.ReasonNotSetUp, "True/Accepted"}, seen[v1alpha1.HorizontalRunnerAutoscalerResource],
+	require.Equal(t, []string{"False/" + temporalerr.ReasonNotSetUp, "True/Accepted"}, states(v1alpha1.HorizontalRunnerAutoscalerResource),
 		"a missing namespace is named on the HRA until it exists")
 	require.True(t, temporal.signalled(contract.PoolWorkflowID("ci", v1alpha1.KindRunnerDeployment, "app")+" spec"))
 	require.True(t, temporal.signalled("hra/ci/app spec"))
