@@ -29,6 +29,20 @@ type budgetState struct {
 func (b *budgetState) ThrottledSince(time.Time) bool { return b.throttled }
 func (b *budgetState) BudgetReset() time.Time        { return b.reset }
 
+// kubeWithNamedEvents is a fake clientset that names the events it is given
+// (the fake does not generate names, and two unnamed events would collide).
+func kubeWithNamedEvents() *kubefake.Clientset {
+	kube := kubefake.NewClientset()
+	named := 0
+	kube.PrependReactor("create", "events", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		e := action.(k8stesting.CreateAction).GetObject().(*corev1.Event)
+		named++
+		e.Name = e.GenerateName + strconv.Itoa(named)
+		return false, nil, nil
+	})
+	return kube
+}
+
 // While arcflow throttles itself the HRA says so in a GitHubBudget condition
 // and one Warning event; once the window reset, the condition turns True with
 // one Normal event. The Accepted condition's writes keep it.
@@ -41,14 +55,7 @@ func TestGitHubBudgetConditionFollowsTheThrottling(t *testing.T) {
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{
 		v1alpha1.HorizontalRunnerAutoscalerResource: "HorizontalRunnerAutoscalerList",
 	}, hra)
-	kube := kubefake.NewClientset()
-	named := 0
-	kube.PrependReactor("create", "events", func(action k8stesting.Action) (bool, runtime.Object, error) {
-		e := action.(k8stesting.CreateAction).GetObject().(*corev1.Event)
-		named++
-		e.Name = e.GenerateName + strconv.Itoa(named) // the fake does not generate names
-		return false, nil, nil
-	})
+	kube := kubeWithNamedEvents()
 	w := &ResourceWatcher{Dynamic: dyn, Kube: kube, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx := context.Background()
 	current := func() *unstructured.Unstructured {

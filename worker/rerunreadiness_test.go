@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,8 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
-	kubefake "k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/arcflow/arcflow/activities"
@@ -143,14 +140,7 @@ func TestRerunReadinessConditionOnThePool(t *testing.T) {
 		v1alpha1.RunnerDeploymentResource:           "RunnerDeploymentList",
 		v1alpha1.HorizontalRunnerAutoscalerResource: "HorizontalRunnerAutoscalerList",
 	}, pool, hra)
-	kube := kubefake.NewClientset()
-	named := 0
-	kube.PrependReactor("create", "events", func(action k8stesting.Action) (bool, runtime.Object, error) {
-		e := action.(k8stesting.CreateAction).GetObject().(*corev1.Event)
-		named++
-		e.Name = e.GenerateName + strconv.Itoa(named) // the fake does not generate names
-		return false, nil, nil
-	})
+	kube := kubeWithNamedEvents()
 	w := &ResourceWatcher{Dynamic: dyn, Kube: kube, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	var rdIndex, hraIndex cache.Indexer
 	w.rds, rdIndex = indexed(v1alpha1.RunnerDeploymentResource.GroupResource())
