@@ -1,35 +1,41 @@
 #!/usr/bin/env bash
 # Runs every Go test: the e2e package in E2E_SHARDS processes side by side,
-# each with a local stack of its own, beside the other packages. The e2e tests
-# spend most of their time waiting on timers and jobs, not on the CPU, so two
-# shards roughly halve the wall time of `make test` even on two cores; four
-# were faster once and then failed on timeouts, the machine overloaded.
+# each with a local stack of its own, beside the other packages. Within a
+# shard the e2e tests run side by side too (t.Parallel, E2E_PARALLEL at once),
+# each in a world of its own on the shard's stack (docs/development.md); a
+# test that acts on the whole cluster runs alone, before the others start.
 #
 #   scripts/test.sh            everything (make test)
 #   scripts/test.sh e2e        the full-stack packages only, ./test/... (make e2e)
 #
-# GO_TEST_FLAGS and E2E_SHARDS (default 2) come from the environment. Each
-# part writes its own log, printed whole when it ends, so the output of one
-# part never interleaves with another's.
+# GO_TEST_FLAGS, E2E_SHARDS (default 2) and E2E_PARALLEL (default 6) come
+# from the environment. Each part writes its own log, printed whole when it
+# ends, so the output of one part never interleaves with another's.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 flags=${GO_TEST_FLAGS:--count=1 -timeout 20m}
 shards=${E2E_SHARDS:-2}
+parallel=${E2E_PARALLEL:-6}
 e2e=./test/e2e
 logs=$(mktemp -d); trap 'rm -rf "$logs"' EXIT
 
 # The e2e tests, heaviest first as listed in e2e-weights.txt (seconds measured
-# on two cores); a test missing there counts as 60 s. Shards are filled
-# greedily, each test to the lightest shard; the last shard runs whatever the
-# others' patterns do not name, so a test can never fall between shards.
+# on two cores); a test missing there counts as 60 s. A test that calls
+# t.Parallel first thing shares its shard's time with E2E_PARALLEL others, so
+# it weighs that much less; one that runs alone weighs its whole length.
+# Shards are filled greedily, each test to the lightest shard; the last shard
+# runs whatever the others' patterns do not name, so a test can never fall
+# between shards.
 mapfile -t tests < <(grep -hoE '^func (Test[A-Za-z0-9_]+)\([a-z]+ \*testing\.T\)' test/e2e/*_test.go |
 	sed -E 's/^func (Test[A-Za-z0-9_]+).*/\1/' | sort -u)
-declare -A weight=()
+declare -A weight=() side_by_side=()
 while read -r name seconds; do
 	[[ -z "$name" || "$name" == \#* ]] || weight[$name]=$seconds
 done <test/e2e/e2e-weights.txt
+while read -r name; do side_by_side[$name]=1; done < <(grep -hA1 -E '^func Test[A-Za-z0-9_]+\(t \*testing\.T\)' test/e2e/*_test.go |
+	grep -B1 -E '^\s+t\.Parallel\(\)' | sed -nE 's/^func (Test[A-Za-z0-9_]+).*/\1/p')
 declare -a load=() named=()
 for ((s = 0; s < shards; s++)); do load[s]=0; named[s]=""; done
 while read -r seconds name; do
@@ -39,7 +45,11 @@ while read -r seconds name; do
 	done
 	load[lightest]=$((load[lightest] + seconds))
 	named[lightest]+="${named[lightest]:+|}$name"
-done < <(for name in "${tests[@]}"; do echo "${weight[$name]:-60} $name"; done | sort -rn)
+done < <(for name in "${tests[@]}"; do
+	seconds=${weight[$name]:-60}
+	[[ -z "${side_by_side[$name]:-}" ]] || seconds=$(((seconds + parallel - 1) / parallel))
+	echo "$seconds $name"
+done | sort -rn)
 
 pids=() parts=()
 start() { # start NAME COMMAND...: one part in the background, its output in its log
@@ -66,15 +76,15 @@ last=$((shards - 1))
 all=""
 for ((s = 0; s < last; s++)); do
 	# shellcheck disable=SC2086
-	start "e2e-$((s + 1))" go test $flags -run "^(${named[s]})\$" "$e2e"
+	start "e2e-$((s + 1))" go test $flags -parallel "$parallel" -run "^(${named[s]})\$" "$e2e"
 	all+="${all:+|}${named[s]}"
 done
 if ((shards > 1)); then
 	# shellcheck disable=SC2086
-	start "e2e-$shards" go test $flags -skip "^(${all})\$" "$e2e"
+	start "e2e-$shards" go test $flags -parallel "$parallel" -skip "^(${all})\$" "$e2e"
 else
 	# shellcheck disable=SC2086
-	start "e2e-1" go test $flags "$e2e"
+	start "e2e-1" go test $flags -parallel "$parallel" "$e2e"
 fi
 
 failed=()

@@ -45,6 +45,11 @@ type ARCController struct {
 	Namespace, Lease string
 	// PodSelector finds ARC's controller-manager pods; empty skips the pods.
 	PodSelector string
+	// WatchNamespace is the one namespace arcflow watches (--watch-namespace),
+	// empty for all. ARC's webhooks whose namespaceSelector leaves it out (ARC
+	// installed with scope.singleNamespace for another namespace) cannot
+	// refuse arcflow's writes there, so they do not hold arcflow back.
+	WatchNamespace string
 
 	// Warn, when set, is told once that the admission webhook check is
 	// skipped for want of permission.

@@ -9,6 +9,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
 )
@@ -49,9 +50,10 @@ func (c *ARCController) checkWebhooks(ctx context.Context) (configs arcWebhookCo
 	if err != nil {
 		return arcWebhookConfigs{}, true, fmt.Errorf("list validating webhook configurations: %w", err)
 	}
+	watched := c.watchedNamespaceLabels(ctx)
 	for _, m := range mutating.Items {
 		for _, hook := range m.Webhooks {
-			if rulesTouchARC(hook.Rules) {
+			if rulesTouchARC(hook.Rules) && selectsNamespace(hook.NamespaceSelector, watched) {
 				configs.Mutating = append(configs.Mutating, m.Name)
 				break
 			}
@@ -59,7 +61,7 @@ func (c *ARCController) checkWebhooks(ctx context.Context) (configs arcWebhookCo
 	}
 	for _, v := range validating.Items {
 		for _, hook := range v.Webhooks {
-			if rulesTouchARC(hook.Rules) {
+			if rulesTouchARC(hook.Rules) && selectsNamespace(hook.NamespaceSelector, watched) {
 				configs.Validating = append(configs.Validating, v.Name)
 				break
 			}
@@ -68,6 +70,32 @@ func (c *ARCController) checkWebhooks(ctx context.Context) (configs arcWebhookCo
 	sort.Strings(configs.Mutating)
 	sort.Strings(configs.Validating)
 	return configs, true, nil
+}
+
+// watchedNamespaceLabels are the labels of the one namespace arcflow
+// watches, or nil when it watches all or may not read that namespace: every
+// ARC webhook then counts.
+func (c *ARCController) watchedNamespaceLabels(ctx context.Context) labels.Set {
+	if c.WatchNamespace == "" {
+		return nil
+	}
+	ns, err := c.Kube.CoreV1().Namespaces().Get(ctx, c.WatchNamespace, metav1.GetOptions{})
+	if err != nil {
+		return nil
+	}
+	return labels.Set(ns.Labels)
+}
+
+// selectsNamespace: a webhook with this namespaceSelector acts on the watched
+// namespace (with these labels; nil: any namespace may be watched). ARC's
+// chart sets one with scope.singleNamespace. A selector that does not parse
+// counts as selecting it.
+func selectsNamespace(selector *metav1.LabelSelector, watched labels.Set) bool {
+	if watched == nil || selector == nil {
+		return true
+	}
+	s, err := metav1.LabelSelectorAsSelector(selector)
+	return err != nil || s.Matches(watched)
 }
 
 // rulesTouchARC: a rule names ARC's API group. A wildcard group is somebody

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -87,4 +88,26 @@ func TestARCWebhookCheckSkippedWhenForbidden(t *testing.T) {
 
 func errForbidden(resource string) error {
 	return apierrors.NewForbidden(schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: resource}, "", nil)
+}
+
+// ARC installed for one namespace (its chart's scope.singleNamespace puts a
+// namespaceSelector on its webhooks) holds back an arcflow watching that
+// namespace or every namespace, not one watching another namespace.
+func TestARCWebhooksOfAnotherNamespaceDoNotHoldArcflowBack(t *testing.T) {
+	ctx := context.Background()
+	onlyTeamA := &metav1.LabelSelector{MatchLabels: map[string]string{"name": "team-a"}}
+	kube := fake.NewClientset(
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"name": "team-a"}}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-b", Labels: map[string]string{"name": "team-b"}}},
+		&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "team-a-arc-validating-webhook-configuration"},
+			Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "validate.runner.actions.summerwind.dev", Rules: arcRules("runners"), NamespaceSelector: onlyTeamA}}},
+	)
+	for watched, held := range map[string]bool{"team-a": true, "": true, "team-b": false, "no-such-namespace": true} {
+		c, err := NewARCController(kube, testLeaseRef, DefaultARCControllerPodSelector)
+		require.NoError(t, err)
+		c.WatchNamespace = watched
+		s, err := c.Check(ctx)
+		require.NoError(t, err)
+		require.Equal(t, held, s.Active, "watching %q", watched)
+	}
 }

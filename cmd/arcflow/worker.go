@@ -80,7 +80,7 @@ func newWorkerPart(p *process, common *commonFlags, flags *workerFlags) (*worker
 		return nil, err
 	}
 	if arc != nil {
-		arc.Warn = p.log.Warn
+		arc.Warn, arc.WatchNamespace = p.log.Warn, common.watchNamespace
 	}
 	// One client per githubAPICredentialsFrom Secret, beside the worker's own.
 	creds := &credentials.Resolver{Kube: kube, Worker: ghConfig, Options: ghOptions, Log: p.log}

@@ -34,6 +34,9 @@ type Config struct {
 	// Manifest is RunnerDeployment or RunnerSet; Name the name of its autoscaler
 	// and of the pool it scales.
 	Manifest, Name string
+	// TemporalNamespace, when set, is a Temporal namespace of the run's own,
+	// registered on the stack's server; empty is Temporal's "default".
+	TemporalNamespace string
 }
 
 // Jobs is how many jobs the scenario queues.
@@ -54,8 +57,18 @@ func Run(t *testing.T, cfg Config) Result {
 	stack, ns, hra := cfg.Stack, cfg.Namespace, cfg.Name
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
+	temporalNS := cfg.TemporalNamespace
+	if temporalNS != "" {
+		require.NoError(t, stack.AddTemporalNamespace(ctx, temporalNS))
+	} else {
+		temporalNS = "default"
+	}
+	temporalCLI := func(args ...string) string {
+		out, _ := stack.Temporal(context.Background(), append(args, "--namespace", temporalNS)...)
+		return out
+	}
 	w, err := world.Start(ctx, world.Config{
-		Stack: stack, RepoRoot: cfg.RepoRoot, Namespace: ns, Dir: t.TempDir(), Binary: cfg.Binary,
+		Stack: stack, RepoRoot: cfg.RepoRoot, Namespace: ns, TemporalNamespace: cfg.TemporalNamespace, Dir: t.TempDir(), Binary: cfg.Binary,
 		Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: 2 * time.Second,
 		Seed: 1,
 		Log:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
@@ -68,12 +81,12 @@ func Run(t *testing.T, cfg Config) Result {
 			t.Logf("pods: %v", RunnerPods(t, w))
 			podsOut, _ := stack.Kubectl(context.Background(), "get", "pods,sts,secrets", "-n", ns, "-o", "wide")
 			t.Logf("kubectl:\n%s", podsOut)
-			out, _ := stack.Temporal(context.Background(), "workflow", "show", "--output", "json", "--workflow-id", "hra/"+ns+"/"+hra)
+			out := temporalCLI("workflow", "show", "--output", "json", "--workflow-id", "hra/"+ns+"/"+hra)
 			_ = os.WriteFile("/tmp/hra-history.json", []byte(out), 0o644)
-			pools, _ := stack.Temporal(context.Background(), "workflow", "list", "--query", "WorkflowType='PoolWorkflow'")
+			pools := temporalCLI("workflow", "list", "--query", "WorkflowType='PoolWorkflow'")
 			t.Logf("pools: %s", pools)
 			for _, kind := range []string{"runnerdeployment", "runnerset"} {
-				out, _ := stack.Temporal(context.Background(), "workflow", "show", "--output", "json", "--workflow-id", "pool/"+ns+"/"+kind+"/"+hra)
+				out := temporalCLI("workflow", "show", "--output", "json", "--workflow-id", "pool/"+ns+"/"+kind+"/"+hra)
 				_ = os.WriteFile("/tmp/pool-history-"+kind+".json", []byte(out), 0o644)
 			}
 			t.Logf("autoscaler history:\n%s", out)
@@ -90,7 +103,7 @@ func Run(t *testing.T, cfg Config) Result {
 		out, err := stack.JSONPath(ctx, ns, "hra", hra, `{.status.conditions[?(@.type=="Accepted")].status}`)
 		return err == nil && out == "True"
 	}, 60*time.Second, 200*time.Millisecond, "the autoscaler is accepted")
-	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: slog.New(slog.DiscardHandler)})
+	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Namespace: temporalNS, Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	defer tc.Close()
 	kind := v1alpha1.KindRunnerDeployment // the pool cfg.Manifest's autoscaler scales

@@ -55,7 +55,25 @@ func temporalCLI(ctx context.Context, address string, args ...string) (string, e
 
 // InstallCRDs applies every CRD in dir server-side (the CRDs are too large for the
 // last-applied annotation of a client-side apply) and waits until they are served.
+// A directory is installed once per stack: tests side by side wait for the first
+// install rather than race it.
 func (s *Stack) InstallCRDs(ctx context.Context, dir string) error {
+	s.crdsMu.Lock()
+	defer s.crdsMu.Unlock()
+	if s.crdsInstalled[dir] {
+		return nil
+	}
+	if err := s.installCRDs(ctx, dir); err != nil {
+		return err
+	}
+	if s.crdsInstalled == nil {
+		s.crdsInstalled = map[string]bool{}
+	}
+	s.crdsInstalled[dir] = true
+	return nil
+}
+
+func (s *Stack) installCRDs(ctx context.Context, dir string) error {
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil || len(files) == 0 {
 		return fmt.Errorf("no CRDs in %s: %v", dir, err)

@@ -67,6 +67,13 @@ type Stack struct {
 	temporalStore string
 	// temporalCluster: temporal-server on PostgreSQL rather than the dev server.
 	temporalCluster bool
+	// searchAttributes are Options.SearchAttributes, which AddTemporalNamespace
+	// registers in each namespace it adds.
+	searchAttributes map[string]string
+	// crdsMu guards crdsInstalled: tests running side by side install the same
+	// CRDs once, not in racing applies.
+	crdsMu        sync.Mutex
+	crdsInstalled map[string]bool
 	// reader serves JSONPath; made at its first use.
 	readerOnce sync.Once
 	reader     *objectReader
@@ -79,7 +86,7 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{Dir: opts.Dir, detached: opts.Detached}
+	s := &Stack{Dir: opts.Dir, detached: opts.Detached, searchAttributes: opts.SearchAttributes}
 	if s.Dir == "" {
 		if s.Dir, err = os.MkdirTemp("", "arcflow-stack-"); err != nil {
 			return nil, fmt.Errorf("stack dir: %w", err)

@@ -51,7 +51,7 @@ func registerNamespace(ctx context.Context, address, namespace string, searchAtt
 	if len(wanted) > 0 {
 		if _, err := c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
 			Namespace: namespace, SearchAttributes: wanted,
-		}); err != nil {
+		}); err != nil && !errors.As(err, new(*serviceerror.AlreadyExists)) {
 			return fmt.Errorf("add search attributes %v to namespace %s: %w", slices.Sorted(maps.Keys(wanted)), namespace, err)
 		}
 	}
@@ -72,4 +72,13 @@ func registerNamespace(ctx context.Context, address, namespace string, searchAtt
 		return fmt.Errorf("namespace %s with search attributes %v not served: %w", namespace, slices.Sorted(maps.Keys(wanted)), err)
 	}
 	return nil
+}
+
+// AddTemporalNamespace registers a namespace on the stack's Temporal server with
+// the stack's search attributes, and waits until it serves them. A test gives
+// itself one, so that its workflows, task queue and workers are its own while
+// other tests run beside it on the same server. Registering one that exists
+// does nothing.
+func (s *Stack) AddTemporalNamespace(ctx context.Context, name string) error {
+	return registerNamespace(ctx, s.TemporalAddress, name, s.searchAttributes)
 }

@@ -30,6 +30,10 @@ type Config struct {
 	RepoRoot string
 	// Namespace holds the world's resources; the worker and webhook watch only it.
 	Namespace string
+	// TemporalNamespace is the Temporal namespace arcflow's processes use
+	// (default: Temporal's "default"). Tests side by side on one server each
+	// take their own, so no test's worker takes another's tasks.
+	TemporalNamespace string
 	// Namespaces, when set, are further namespaces the world spans beside
 	// Namespace: the worker and webhook then watch every namespace, and the
 	// simulator plays the runners of all (see ApplyIn).
@@ -134,11 +138,15 @@ func Start(ctx context.Context, cfg Config) (*World, error) {
 	}
 	go func() { defer close(w.done); _ = w.Runners.Run(runCtx) }()
 
-	env := append([]string{
+	env := []string{
 		"KUBECONFIG=" + cfg.Stack.Kubeconfig, "TEMPORAL_ADDRESS=" + cfg.Stack.TemporalAddress,
 		"GITHUB_TOKEN=ghp_simulated", "GITHUB_URL=" + gh.URL, "POD_NAMESPACE=" + cfg.Namespace,
 		"GITHUB_WEBHOOK_SECRET_TOKEN=" + WebhookSecret, "ARCFLOW_LEASE_DURATION=4s",
-	}, cfg.Env...)
+	}
+	if cfg.TemporalNamespace != "" {
+		env = append(env, "TEMPORAL_NAMESPACE="+cfg.TemporalNamespace)
+	}
+	env = append(env, cfg.Env...) // last, so that a test's own values win
 	if err := w.startReplicas(env); err != nil {
 		return nil, errors.Join(err, w.Stop())
 	}

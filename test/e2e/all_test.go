@@ -15,7 +15,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/api/v1alpha1"
@@ -30,10 +29,11 @@ import (
 // workflow_job delivery to it scales a runner that takes the job, one /metrics
 // serves both parts' metrics, and SIGTERM stops it cleanly.
 func TestAllInOneProcessScalesFromASignedDelivery(t *testing.T) {
+	t.Parallel()
 	const ns = "all-in-one"
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	endLeftoverWorkflows(t, ctx) // its process polls the shared task queue
+	useTemporalNamespace(t, ctx, ns)
 	require.NoError(t, stack.InstallCRDs(ctx, filepath.Join(repoRoot(t), "deploy", "crds")))
 	createNamespace(t, ctx, ns)
 	kube, err := stack.Kube()
@@ -53,7 +53,7 @@ func TestAllInOneProcessScalesFromASignedDelivery(t *testing.T) {
 	webhookURL := fmt.Sprintf("http://127.0.0.1:%d/webhook", ports[0])
 	metricsURL := fmt.Sprintf("http://127.0.0.1:%d/metrics", ports[1])
 	all := startProcess(t, []string{
-		"KUBECONFIG=" + stack.Kubeconfig, "TEMPORAL_ADDRESS=" + stack.TemporalAddress,
+		"KUBECONFIG=" + stack.Kubeconfig, "TEMPORAL_ADDRESS=" + stack.TemporalAddress, "TEMPORAL_NAMESPACE=" + ns,
 		"GITHUB_TOKEN=ghp_e2e", "GITHUB_URL=" + gh.URL, "POD_NAMESPACE=" + ns,
 		"GITHUB_WEBHOOK_SECRET_TOKEN=" + world.WebhookSecret, "ARCFLOW_LEASE_DURATION=3s",
 	}, "all", "--enable-leader-election", "--log-level=warn", "--watch-namespace="+ns,
@@ -75,9 +75,7 @@ func TestAllInOneProcessScalesFromASignedDelivery(t *testing.T) {
 		out, err := stack.JSONPath(ctx, ns, "hra", "app", `{.status.conditions[?(@.type=="Accepted")].status}`)
 		return err == nil && out == "True"
 	}, 60*time.Second, 200*time.Millisecond, "the worker part accepted the autoscaler")
-	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	defer tc.Close()
+	tc := dialTemporal(t, ns)
 	pool := contract.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, "app")
 	require.Eventually(t, func() bool { return len(podNames(t, ns)) == 0 && world.PoolAtZero(ctx, tc, pool) },
 		60*time.Second, 200*time.Millisecond, "the pool settles at minReplicas 0")

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -91,6 +90,7 @@ func acceptedField(ctx context.Context, ns, resource, name, field string) string
 // RunnerDeployment and its HRA, and says on each, with one event, what to stop;
 // once the Lease lapses, arcflow takes both over by itself.
 func TestArcflowActsOnlyOnceARCsControllerStops(t *testing.T) {
+	t.Parallel()
 	const ns, arcNS, leaseName = "arc-handover", "arc-handover-system", "actions-runner-controller"
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -113,9 +113,7 @@ spec:
       labels: [linux]
 ---
 `+hra))
-	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress})
-	require.NoError(t, err)
-	defer tc.Close()
+	tc := dialTemporal(t, ns)
 	poolID, hraID := contract.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, "app"), contract.AutoscalerWorkflowID(ns, "app")
 	started := func(id string) bool {
 		_, err := tc.DescribeWorkflowExecution(ctx, id, "")

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,28 +10,25 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/client"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
 
-// ARC v0.27.6's chart, installed as actions-runner-controller, registers these
-// two configurations, served by its controller-manager's pod through this
-// Service. failurePolicy Fail: with the pod gone, every CREATE or UPDATE they
-// match is refused.
-const (
-	arcMutatingWebhooks   = "actions-runner-controller-mutating-webhook-configuration"
-	arcValidatingWebhooks = "actions-runner-controller-validating-webhook-configuration"
-	arcWebhookService     = "actions-runner-controller-webhook"
-)
+// ARC v0.27.6's chart, installed as actions-runner-controller, serves its
+// webhooks through this Service, from its controller-manager's pod.
+const arcWebhookService = "actions-runner-controller-webhook"
 
 // registerARCWebhooks registers ARC's admission webhooks as its chart does,
-// with nothing serving them (as after the guide's "scale ARC to 0"). They
-// are limited to the test's namespace, so other tests on the shared stack
-// are not refused; within it they refuse exactly what ARC's would.
+// two configurations named after the release (here <ns>-arc), with nothing
+// serving them (as after the guide's "scale ARC to 0"). failurePolicy Fail:
+// every CREATE or UPDATE they match is refused. They are limited to the
+// test's namespace, as ARC's chart limits them with scope.singleNamespace, so
+// other tests on the shared stack are neither refused nor held back; within
+// it they refuse exactly what ARC's would.
 func registerARCWebhooks(t *testing.T, ctx context.Context, arcNamespace, ns string) {
+	arcMutatingWebhooks, arcValidatingWebhooks := ns+"-arc-mutating-webhook-configuration", ns+"-arc-validating-webhook-configuration"
 	kube, err := stack.Kube()
 	require.NoError(t, err)
 	_, err = kube.CoreV1().Services(arcNamespace).Create(ctx, &corev1.Service{
@@ -122,9 +118,7 @@ func removeARCWebhooksAsTold(t *testing.T, ctx context.Context, ns, resource, na
 
 // failedWorkflows lists the workflows of a namespace that failed or timed out.
 func failedWorkflows(t *testing.T, ctx context.Context, ns string) []string {
-	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	defer tc.Close()
+	tc := dialTemporal(t, ns)
 	var failed []string
 	for _, prefix := range []string{"runner/", "pool/", "hra/"} {
 		resp, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{

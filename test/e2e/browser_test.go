@@ -36,6 +36,7 @@ func chromium(t *testing.T, ctx context.Context, page string, args ...string) st
 // A person opens the Temporal Web UI and finds the runner workflows by their
 // readable IDs. The screenshot is kept in .artifacts/ for people to look at.
 func TestTemporalWebUIListsRunnerWorkflowsByReadableID(t *testing.T) {
+	t.Parallel()
 	require.NotEmpty(t, stack.TemporalUIAddress, "the e2e stack serves the Web UI")
 	w := startPoolWorld(t, "browser")
 	w.apply(`apiVersion: actions.summerwind.dev/v1alpha1
@@ -57,7 +58,7 @@ spec:
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	page := stack.TemporalUIAddress + "/namespaces/default/workflows?query=" + url.QueryEscape(`WorkflowId STARTS_WITH "runner/browser/"`)
+	page := stack.TemporalUIAddress + "/namespaces/browser/workflows?query=" + url.QueryEscape(`WorkflowId STARTS_WITH "runner/browser/"`)
 	var dom string
 	require.Eventually(t, func() bool {
 		dom = chromium(t, ctx, page, "--dump-dom")

@@ -37,6 +37,7 @@ import (
 // connected to it, and turn a signed delivery into a registered runner. The
 // server then restarts from its SQLite file and still has the pool's history.
 func TestHelmInstallRunsTheBundledTemporal(t *testing.T) {
+	t.Parallel()
 	const release, system, runners = "arcflow-bundled", "arcflow-bundled", "bundled-runners"
 	r := installBundled(t, release, system, runners)
 	ctx, kube, gh, server := r.ctx, r.kube, r.gh, r.server
@@ -116,6 +117,9 @@ func installBundled(t *testing.T, release, system, runners string) *bundledRelea
 		"--set", "githubWebhookServer.secret.create=true",
 		"--set", "githubWebhookServer.secret.github_webhook_secret_token=" + webhookSecret,
 		"--set", "scope.singleNamespace=true", "--set", "scope.watchNamespace=" + runners, "--set", "arcController.lease=",
+		// The runner pod policy for the runners' namespace alone: tests beside
+		// this one run their own runner pods.
+		"--set", "runnerPodProtection.namespaceSelector.matchLabels.kubernetes\\.io/metadata\\.name=" + runners,
 	}
 	out := runHelm(t, ctx, append([]string{"install", release, chartDir(t), "--namespace", system, "--create-namespace"}, values...)...)
 	require.Contains(t, out, "STATUS: deployed")

@@ -36,9 +36,9 @@ func joined(lines []outputLine) string {
 // startCLI starts an arcflow command against the stack's Temporal and
 // Kubernetes and records its output lines as they come; wait returns them
 // with its exit error.
-func startCLI(t *testing.T, args ...string) (wait func() ([]outputLine, error)) {
+func startCLI(t *testing.T, temporalNamespace string, args ...string) (wait func() ([]outputLine, error)) {
 	cmd := exec.Command(arcflowBinary(t), args...)
-	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+stack.TemporalAddress, "KUBECONFIG="+stack.Kubeconfig)
+	cmd.Env = append(append(os.Environ(), temporalEnv(temporalNamespace)...), "KUBECONFIG="+stack.Kubeconfig)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	cmd.Stderr = cmd.Stdout
@@ -87,6 +87,7 @@ func finalizers(t *testing.T, ctx context.Context, ns string) []string {
 // nothing of arcflow's is left: no runner pod, no finalizer. --undo brings the
 // idle buffer back.
 func TestDrainLetsBusyRunnersFinishAndLeavesNothing(t *testing.T) {
+	t.Parallel()
 	const ns = "drain"
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -106,7 +107,7 @@ func TestDrainLetsBusyRunnersFinishAndLeavesNothing(t *testing.T) {
 	}, 60*time.Second, 100*time.Millisecond, "two busy runners and one idle")
 
 	start := time.Now()
-	wait := startCLI(t, "drain", "--namespace", ns, "--timeout", "2m")
+	wait := startCLI(t, ns, "drain", "--namespace", ns, "--timeout", "2m")
 	require.Eventually(t, func() bool { return w.IdleRunners() == 0 && w.Runners.LivePods() == 2 }, 15*time.Second, 100*time.Millisecond,
 		"the idle runner is removed at once")
 	idleGone := time.Since(start)
@@ -142,7 +143,7 @@ func TestDrainLetsBusyRunnersFinishAndLeavesNothing(t *testing.T) {
 		idleGone.Round(100*time.Millisecond), lastJobEnd.Sub(start).Round(100*time.Millisecond),
 		last.at.Sub(start).Round(100*time.Millisecond), last.at.Sub(lastJobEnd).Round(100*time.Millisecond))
 
-	lines, err = startCLI(t, "drain", "--undo", "-n", ns)()
+	lines, err = startCLI(t, ns, "drain", "--undo", "-n", ns)()
 	require.NoError(t, err, "%v", lines)
 	require.Contains(t, lines[0].text, "drain --undo: hra/drain/app: hold ended")
 	require.Eventually(t, func() bool { return w.IdleRunners() == 1 }, 60*time.Second, 100*time.Millisecond,

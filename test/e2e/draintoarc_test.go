@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
@@ -60,6 +59,7 @@ func handedBackEntries(t *testing.T, ctx context.Context, ns string) []v1alpha1.
 // runs all seven; their completions, still reaching arcflow, take their
 // entries out again.
 func TestDrainHandsQueuedJobsBackToARC(t *testing.T) {
+	t.Parallel()
 	const ns, arcNS, leaseName, node = "drain-arc", "drain-arc-system", "actions-runner-controller", "drain-arc-node"
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -68,9 +68,7 @@ func TestDrainHandsQueuedJobsBackToARC(t *testing.T) {
 		Env: []string{"ARCFLOW_ARC_CONTROLLER_LEASE=" + arcNS + "/" + leaseName},
 	})
 	require.NoError(t, w.Apply(ctx, drainToARCRunners(node)+"---\n"+world.WebhookHRA("app", v1alpha1.KindRunnerDeployment, 10, 30)))
-	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress})
-	require.NoError(t, err)
-	defer tc.Close()
+	tc := dialTemporal(t, ns)
 	autoscaler := func() *workflows.AutoscalerState {
 		v, err := tc.QueryWorkflow(ctx, contract.AutoscalerWorkflowID(ns, "app"), "", contract.QueryState)
 		if err != nil {
@@ -92,7 +90,7 @@ func TestDrainHandsQueuedJobsBackToARC(t *testing.T) {
 	reserved := autoscaler()
 
 	drainStart := time.Now()
-	lines, err := startCLI(t, "drain", "--namespace", ns, "--timeout", "2m")()
+	lines, err := startCLI(t, ns, "drain", "--namespace", ns, "--timeout", "2m")()
 	text := joined(lines)
 	t.Logf("arcflow drain:\n%s", text)
 	require.NoError(t, err)
@@ -114,7 +112,7 @@ func TestDrainHandsQueuedJobsBackToARC(t *testing.T) {
 		require.True(t, r.ExpirationTime.Truncate(time.Second).Equal(e.ExpirationTime.Time), "job %d expires with its reservation: %v, not %v", r.JobID, r.ExpirationTime, e.ExpirationTime)
 		require.False(t, e.EffectiveTime.Time.Before(drainStart.Truncate(time.Second)) || e.EffectiveTime.Time.After(drained), "effective when handed back: %v", e.EffectiveTime)
 	}
-	lines, err = startCLI(t, "drain", "--namespace", ns, "--timeout", "0")()
+	lines, err = startCLI(t, ns, "drain", "--namespace", ns, "--timeout", "0")()
 	require.NoError(t, err, joined(lines))
 	require.Len(t, handedBackEntries(t, ctx, ns), 5, "a second drain doubles nothing")
 

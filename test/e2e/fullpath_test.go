@@ -13,16 +13,18 @@ import (
 const fullPathRunnerDeployment = fullpath.RunnerDeployment
 
 func TestFullPathRunnerDeploymentFromWebhookToScaleDown(t *testing.T) {
+	t.Parallel()
 	runFullPath(t, "full-rd", fullPathRunnerDeployment, "app")
 }
 
 func TestFullPathRunnerSetFromWebhookToScaleDown(t *testing.T) {
+	t.Parallel()
 	runFullPath(t, "full-rs", fullpath.RunnerSet, "builders")
 }
 
 func runFullPath(t *testing.T, ns, manifest, name string) {
 	fullpath.Run(t, fullpath.Config{
-		Stack: stack, RepoRoot: repoRoot(t), Binary: arcflowBinary(t), Namespace: ns, Manifest: manifest, Name: name,
+		Stack: stack, RepoRoot: repoRoot(t), Binary: arcflowBinary(t), Namespace: ns, TemporalNamespace: ns, Manifest: manifest, Name: name,
 	})
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
 	"github.com/arcflow/arcflow/workflows"
@@ -58,6 +57,7 @@ func postAll(t *testing.T, url string, ds []delivery) {
 // autoscaler are group-committed into fewer signals, and every one of them is in
 // exactly one signal of the workflow's history and in its reservations.
 func TestABurstOfWebhooksReachesTheAutoscalerOnceEach(t *testing.T) {
+	t.Parallel()
 	w := startPoolWorld(t, "webhook-burst")
 	url := w.startWebhook()
 	w.apply(hraManifest)
@@ -74,9 +74,7 @@ func TestABurstOfWebhooksReachesTheAutoscalerOnceEach(t *testing.T) {
 	postAll(t, url, burst)
 	postAll(t, url, burst) // GitHub's redeliveries: answered again, changing nothing
 
-	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress})
-	require.NoError(t, err)
-	defer tc.Close()
+	tc := dialTemporal(t, w.ns)
 	id := contract.AutoscalerWorkflowID(w.ns, "hello")
 	// A 202 means the signal is in the history; the workflow applies it in its next
 	// workflow task, so the query may run before that.

@@ -32,7 +32,7 @@ func startWorld(t *testing.T, namespace string) *arcflowWorld {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	endLeftoverWorkflows(t, ctx)
+	useTemporalNamespace(t, ctx, namespace)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
 	kube, err := stack.Kube()
@@ -42,9 +42,7 @@ func startWorld(t *testing.T, namespace string) *arcflowWorld {
 	t.Cleanup(func() { _ = gh.Close() })
 	ghClient, err := github.New(github.Config{Token: "ghp_e2e", URL: gh.URL}, github.Options{})
 	require.NoError(t, err)
-	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: log})
-	require.NoError(t, err)
-	t.Cleanup(tc.Close)
+	tc := dialTemporal(t, namespace)
 
 	dyn, err := dynamic.NewForConfig(stack.RESTConfig)
 	require.NoError(t, err)

@@ -20,7 +20,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/arcflow/arcflow/sim/localstack"
@@ -39,6 +38,7 @@ const maxImageSize = 40_000_000
 // the image's layers, with the image's CA bundle, as `arcflow worker` against
 // the local stack.
 func TestImageRunsTheWorkerOnTheStack(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the image and runs it on the stack")
 	}
@@ -119,6 +119,7 @@ func runImageWorker(t *testing.T, ctx context.Context, rootfs string) {
 	binary, bundle := filepath.Join(rootfs, image.BinaryPath), filepath.Join(rootfs, image.CABundlePath)
 	ns := "image"
 	createNamespace(t, ctx, ns)
+	useTemporalNamespace(t, ctx, ns)
 	ports, err := localstack.FreePorts(1)
 	require.NoError(t, err)
 	metrics := fmt.Sprintf("127.0.0.1:%d", ports[0])
@@ -129,7 +130,7 @@ func runImageWorker(t *testing.T, ctx context.Context, rootfs string) {
 		"--leader-election-id="+leaseID, "--leader-election-namespace="+ns, "--watch-namespace="+ns, "--log-level=info")
 	// Only what the Deployment gives the container, plus the stack's addresses:
 	// no HOME, no PATH, nothing of this machine's environment.
-	cmd.Env = append(stack.Env(), "SSL_CERT_FILE="+bundle, "GITHUB_TOKEN=ghp_image_test", "POD_NAMESPACE="+ns)
+	cmd.Env = append(stack.Env(), "TEMPORAL_NAMESPACE="+ns, "SSL_CERT_FILE="+bundle, "GITHUB_TOKEN=ghp_image_test", "POD_NAMESPACE="+ns)
 	cmd.Dir = rootfs
 	cmd.Stdout, cmd.Stderr = &output, &output
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -152,9 +153,7 @@ func runImageWorker(t *testing.T, ctx context.Context, rootfs string) {
 
 	kube, err := stack.Kube()
 	require.NoError(t, err)
-	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress})
-	require.NoError(t, err)
-	defer tc.Close()
+	tc := dialTemporal(t, ns)
 	hostname, err := os.Hostname()
 	require.NoError(t, err)
 	pid := cmd.Process.Pid

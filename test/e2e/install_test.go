@@ -29,6 +29,7 @@ import (
 // the worker and webhook Deployments it creates run, with exactly their rendered
 // args and env, as their ServiceAccounts, and turn a signed delivery into a runner.
 func TestHelmInstallRunsWhatItRenders(t *testing.T) {
+	t.Parallel()
 	const release, system, runners = "arcflow-chart", "arcflow-chart", "chart-runners"
 	img := arcflowImage(t) // before the test's deadline starts: a cold build takes minutes
 	ctx := installContext(t)
@@ -40,12 +41,15 @@ func TestHelmInstallRunsWhatItRenders(t *testing.T) {
 	createNamespace(t, ctx, runners)
 	out := runHelm(t, ctx, "install", release, chartDir(t),
 		"--namespace", system, "--create-namespace",
-		"--set", "temporal.address="+stack.TemporalAddress,
+		"--set", "temporal.address="+stack.TemporalAddress, "--set", "temporal.namespace="+runners,
 		"--set", "githubEnterpriseServerURL="+gh.URL,
 		"--set", "authSecret.create=true", "--set", "authSecret.github_token=ghp_chart",
 		"--set", "githubWebhookServer.secret.create=true",
 		"--set", "githubWebhookServer.secret.github_webhook_secret_token="+webhookSecret,
-		"--set", "scope.singleNamespace=true", "--set", "scope.watchNamespace="+runners, "--set", "arcController.lease=")
+		"--set", "scope.singleNamespace=true", "--set", "scope.watchNamespace="+runners, "--set", "arcController.lease=",
+		// The runner pod policy for the runners' namespace alone: tests beside
+		// this one run their own runner pods.
+		"--set", "runnerPodProtection.namespaceSelector.matchLabels.kubernetes\\.io/metadata\\.name="+runners)
 	require.Contains(t, out, "STATUS: deployed")
 	t.Cleanup(func() { runHelm(t, ctx, "uninstall", release, "--namespace", system) })
 
@@ -56,6 +60,9 @@ func TestHelmInstallRunsWhatItRenders(t *testing.T) {
 // sets the Temporal address, the GitHub (Enterprise Server) URL and one watched
 // namespace; the Secrets are made with kubectl as the README says. The Deployments
 // run with exactly what the API server holds.
+//
+// Not parallel: the base applies cluster-wide objects (its ClusterRole, the
+// runner pod policy for every namespace).
 func TestKustomizeBaseRunsWhatItDeploys(t *testing.T) {
 	const system, runners = "arcflow-system", "kustomize-runners"
 	img := arcflowImage(t)
@@ -117,8 +124,8 @@ resources:
   - %s
 patches:%s%s
 `, system, base,
-		env("arcflow-worker", "worker", "TEMPORAL_ADDRESS", stack.TemporalAddress, "GITHUB_ENTERPRISE_URL", githubURL),
-		env("arcflow-webhook", "webhook", "TEMPORAL_ADDRESS", stack.TemporalAddress))
+		env("arcflow-worker", "worker", "TEMPORAL_ADDRESS", stack.TemporalAddress, "TEMPORAL_NAMESPACE", runners, "GITHUB_ENTERPRISE_URL", githubURL),
+		env("arcflow-webhook", "webhook", "TEMPORAL_ADDRESS", stack.TemporalAddress, "TEMPORAL_NAMESPACE", runners))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(kustomization), 0o644))
 	t.Logf("overlay kustomization.yaml:\n%s", kustomization)
 	return dir
@@ -156,9 +163,10 @@ func startFakeGitHub(t *testing.T) *fakegithub.Server {
 // follows one signed queued delivery to a registered runner; at the end it
 // deletes them and waits for the drain, still under the installed RBAC.
 func runInstalled(t *testing.T, ctx context.Context, img *unpackedImage, gh *fakegithub.Server, system, workerName, webhookName, runners string) {
-	// The installed worker polls the shared task queue: an earlier test's
-	// workflow left running would act under this RBAC, which may not reach it.
-	endLeftoverWorkflows(t, ctx)
+	// Its Temporal namespace is named as the runners' namespace. The Helm
+	// chart's worker would register it too (temporal.setup); the kustomize
+	// base's is told to use it.
+	useTemporalNamespace(t, ctx, runners)
 	kube, err := stack.Kube()
 	require.NoError(t, err)
 	_, _ = stack.Kubectl(ctx, "create", "namespace", runners) // the Helm test made it before its install
@@ -271,7 +279,7 @@ func drainInstalled(t *testing.T, kube kubernetes.Interface, ns string, gh *fake
 		return err == nil && len(list.Items) == 0 && len(gh.Runners()) == 0
 	})
 	eventually(t, ctx, "the pool workflow ends", func() bool {
-		out, err := stack.Temporal(ctx, "workflow", "describe", "--workflow-id", contract.PoolWorkflowID(ns, "RunnerDeployment", "hello"), "--output", "json")
+		out, err := temporalCLI(ctx, ns, "workflow", "describe", "--workflow-id", contract.PoolWorkflowID(ns, "RunnerDeployment", "hello"), "--output", "json")
 		return err == nil && strings.Contains(out, "WORKFLOW_EXECUTION_STATUS_COMPLETED")
 	})
 	for _, p := range procs {

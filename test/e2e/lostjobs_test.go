@@ -70,6 +70,7 @@ spec:
 // finish undisturbed, the failing job is not re-run, and a re-run job
 // OOM-killed (lost twice, with a limit of 1) is not re-run again.
 func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
+	t.Parallel() // its nodes are its own: tainted, so that no other test's pods land there
 	const ns = "lost-jobs"
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
@@ -139,9 +140,7 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 	require.Len(t, w.Runners.Lost(), 3)
 
 	// a-0's re-run waits for b-0; the worker dies and comes back meanwhile.
-	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress})
-	require.NoError(t, err)
-	defer tc.Close()
+	tc := dialTemporal(t, ns)
 	waiting := contract.RerunWorkflowID("octo-org/app", onA[0].RunID, "a-0")
 	require.Eventually(t, func() bool {
 		st, err := rerunState(ctx, tc, waiting)

@@ -41,6 +41,7 @@ func startPoolWorld(t *testing.T, ns string) *poolWorld {
 	ctx := testContext(t)
 	require.NoError(t, stack.InstallCRDs(ctx, filepath.Join(repoRoot(t), "deploy", "crds")))
 	createNamespace(t, ctx, ns)
+	useTemporalNamespace(t, ctx, ns)
 	kube, err := stack.Kube()
 	require.NoError(t, err)
 	gh, err := fakegithub.New(fakegithub.Options{})
@@ -53,13 +54,12 @@ func startPoolWorld(t *testing.T, ns string) *poolWorld {
 	go func() { _ = registrar.Run(rctx) }()
 
 	w := &poolWorld{t: t, ctx: ctx, ns: ns, kube: kube, github: gh, dir: t.TempDir()}
-	w.worker = startWorkerProcess(t, ns, []string{
-		"KUBECONFIG=" + stack.Kubeconfig, "TEMPORAL_ADDRESS=" + stack.TemporalAddress,
-		"GITHUB_TOKEN=ghp_e2e", "GITHUB_URL=" + gh.URL,
-		"POD_NAMESPACE=" + ns, "ARCFLOW_LEASE_DURATION=3s",
-	})
-	// Before the worker stops: delete the pools and let them drain, so no workflow
-	// of this test is left for the next test's worker. This also proves delete.
+	w.worker = startWorkerProcess(t, ns, append(temporalEnv(ns),
+		"KUBECONFIG="+stack.Kubeconfig, "GITHUB_TOKEN=ghp_e2e", "GITHUB_URL="+gh.URL,
+		"POD_NAMESPACE="+ns, "ARCFLOW_LEASE_DURATION=3s",
+	))
+	// Before the worker stops: delete the pools and let them drain, so no
+	// runner pod is left behind. This also proves delete.
 	t.Cleanup(func() {
 		out, err := stack.Kubectl(context.Background(), "delete", "-n", ns, "rdeploy,runnerset", "--all")
 		require.NoError(t, err, out)
@@ -179,6 +179,7 @@ spec:
 }
 
 func TestRunnerDeploymentScalesUpAndUnregistersBeforeScalingDown(t *testing.T) {
+	t.Parallel()
 	w := startPoolWorld(t, "rd-scale")
 	w.apply(rdManifest("app", 3, "a"))
 	w.eventually("3 Running pods, 3 registered runners", func() bool { return w.converged("app", 3, "") })
@@ -214,6 +215,7 @@ func TestRunnerDeploymentScalesUpAndUnregistersBeforeScalingDown(t *testing.T) {
 }
 
 func TestRollingUpdateLetsABusyRunnerFinishItsJob(t *testing.T) {
+	t.Parallel()
 	w := startPoolWorld(t, "rd-rollout")
 	w.apply(rdManifest("app", 2, "v1"))
 	w.eventually("2 runners", func() bool { return w.converged("app", 2, "") })
@@ -255,6 +257,7 @@ func TestRollingUpdateLetsABusyRunnerFinishItsJob(t *testing.T) {
 }
 
 func TestRunnerSetRunnersAreOneReplicaStatefulSetsWithClaims(t *testing.T) {
+	t.Parallel()
 	w := startPoolWorld(t, "runnerset")
 	// No provisioner runs here: offer PersistentVolumes for the claims to bind to.
 	for i := range 2 {
@@ -297,6 +300,7 @@ func TestRunnerSetRunnersAreOneReplicaStatefulSetsWithClaims(t *testing.T) {
 }
 
 func TestWorkerKilledMidRolloutConverges(t *testing.T) {
+	t.Parallel()
 	w := startPoolWorld(t, "rd-kill")
 	t.Cleanup(func() {
 		if !t.Failed() {
@@ -306,9 +310,9 @@ func TestWorkerKilledMidRolloutConverges(t *testing.T) {
 			t.Logf("pod %s hash %s phase %s deleting %v", p.Name, p.Labels[activities.LabelTemplateHash], p.Status.Phase, p.DeletionTimestamp != nil)
 		}
 		t.Logf("github runners: %+v", w.github.Runners())
-		state, _ := stack.Temporal(context.Background(), "workflow", "query", "--workflow-id", "pool/rd-kill/runnerdeployment/app", "--type", "state")
+		state, _ := temporalCLI(context.Background(), "rd-kill", "workflow", "query", "--workflow-id", "pool/rd-kill/runnerdeployment/app", "--type", "state")
 		t.Logf("pool state: %s", state)
-		open, _ := stack.Temporal(context.Background(), "workflow", "list", "--query", "ExecutionStatus='Running' AND WorkflowType='RunnerWorkflow'")
+		open, _ := temporalCLI(context.Background(), "rd-kill", "workflow", "list", "--query", "ExecutionStatus='Running' AND WorkflowType='RunnerWorkflow'")
 		t.Logf("running runner workflows:\n%s", open)
 	})
 	w.apply(rdManifest("app", 3, "v1"))
@@ -350,6 +354,7 @@ func TestWorkerKilledMidRolloutConverges(t *testing.T) {
 }
 
 func TestInvalidAndUnsupportedSpecsAreReportedInConditions(t *testing.T) {
+	t.Parallel()
 	w := startPoolWorld(t, "rd-conditions")
 	w.apply(`apiVersion: actions.summerwind.dev/v1alpha1
 kind: RunnerDeployment

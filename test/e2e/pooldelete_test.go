@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -87,6 +88,7 @@ func poolDeleted(t *testing.T, ctx context.Context, w *world.World, ns string, d
 // finish their jobs, and only then does the RunnerDeployment go, with
 // nothing of it left: no pod, no registered runner, no Secret, no finalizer.
 func TestDeletingARunnerDeploymentLetsItsJobsFinish(t *testing.T) {
+	t.Parallel()
 	const ns = "pool-delete"
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -101,10 +103,15 @@ func TestDeletingARunnerDeploymentLetsItsJobsFinish(t *testing.T) {
 	out, err = stack.JSONPath(ctx, ns, "rdeploy", "app", "{.metadata.deletionTimestamp} {.metadata.finalizers}")
 	require.NoError(t, err, out)
 	require.Contains(t, out, activities.PoolFinalizer, "the RunnerDeployment waits for its pool")
-	lines, err := startCLI(t, "status", "-n", ns)()
-	require.NoError(t, err)
-	status := joined(lines)
-	require.Regexp(t, `deleting, waiting for its runners; Busy 4, busy ones until \S+`, status, "arcflow status says what the pool waits for")
+	// The pool hears of the idle runner's end from its workflow, a moment
+	// after GitHub and the API server show it gone.
+	waitingForBusy := regexp.MustCompile(`deleting, waiting for its runners; Busy 4, busy ones until \S+`)
+	var status string
+	require.Eventually(t, func() bool {
+		lines, err := startCLI(t, ns, "status", "-n", ns)()
+		status = joined(lines)
+		return err == nil && waitingForBusy.MatchString(status)
+	}, 20*time.Second, 500*time.Millisecond, "arcflow status says what the pool waits for")
 	t.Logf("arcflow status while the pool drains:\n%s", status)
 
 	poolDeleted(t, ctx, w, ns, deleted)
@@ -127,6 +134,7 @@ func TestDeletingARunnerDeploymentLetsItsJobsFinish(t *testing.T) {
 // the namespace controller may not delete the Running runner pods, the pool
 // drains as above, and the namespace goes once the jobs are done.
 func TestDeletingANamespaceLetsItsJobsFinish(t *testing.T) {
+	t.Parallel()
 	const ns = "namespace-delete"
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -22,12 +22,16 @@ import (
 // The kustomize base's RBAC is enough, and no more is needed: the worker runs
 // with the arcflow-worker ServiceAccount's token (the API server authorizes with
 // RBAC) through a whole scale up, status write, scale down and delete.
+//
+// Not parallel: it applies the base's cluster-wide ClusterRole and binding,
+// as TestKustomizeBaseRunsWhatItDeploys does.
 func TestWorkerRunsWithTheBaseRBACAlone(t *testing.T) {
 	const ns, system = "rbac", "arcflow-system"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	require.NoError(t, stack.InstallCRDs(ctx, filepath.Join(repoRoot(t), "deploy", "crds")))
 	createNamespace(t, ctx, ns)
+	useTemporalNamespace(t, ctx, ns)
 	_, _ = stack.Kubectl(ctx, "create", "namespace", system)
 	out, err := stack.Kubectl(ctx, "apply", "-n", system, "-f", filepath.Join(repoRoot(t), "deploy", "kustomize", "base", "rbac.yaml"))
 	require.NoError(t, err, out)
@@ -53,7 +57,7 @@ func TestWorkerRunsWithTheBaseRBACAlone(t *testing.T) {
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	go func() { _ = runners.Run(rctx) }()
 	worker := startProcess(t, []string{
-		"KUBECONFIG=" + kubeconfig, "TEMPORAL_ADDRESS=" + stack.TemporalAddress,
+		"KUBECONFIG=" + kubeconfig, "TEMPORAL_ADDRESS=" + stack.TemporalAddress, "TEMPORAL_NAMESPACE=" + ns,
 		"GITHUB_TOKEN=ghp_e2e", "GITHUB_URL=" + gh.URL, "POD_NAMESPACE=" + system, "ARCFLOW_LEASE_DURATION=3s",
 	}, "worker", "--metrics-addr=127.0.0.1:0", "--enable-leader-election", "--log-level=warn", "--watch-namespace="+ns)
 
@@ -89,7 +93,7 @@ spec:
 	out, err = stack.Kubectl(ctx, "delete", "-n", ns, "rdeploy", "app")
 	require.NoError(t, err, out)
 	require.Eventually(t, func() bool {
-		out, err := stack.Temporal(ctx, "workflow", "describe", "--workflow-id", "pool/rbac/runnerdeployment/app", "--output", "json")
+		out, err := temporalCLI(ctx, ns, "workflow", "describe", "--workflow-id", "pool/rbac/runnerdeployment/app", "--output", "json")
 		return err == nil && strings.Contains(out, "WORKFLOW_EXECUTION_STATUS_COMPLETED")
 	}, time.Minute, 200*time.Millisecond, "the pool workflow ends after the delete")
 	worker.kill()

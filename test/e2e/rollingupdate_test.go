@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/sim/fullpath"
@@ -34,6 +32,7 @@ var rollingUpdateManifest = strings.NewReplacer("maxReplicas: 4", "maxReplicas: 
 // pool counted the surge only while an old runner was not yet finishing, and
 // created five more new runners beside the ten exiting ones.
 func TestARollingUpdateOfBusyRunnersStaysWithinItsSurge(t *testing.T) {
+	t.Parallel()
 	const ns, jobs = "rolling-update", 10
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -41,13 +40,11 @@ func TestARollingUpdateOfBusyRunnersStaysWithinItsSurge(t *testing.T) {
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond,
 		JobDuration: 15 * time.Second, ExitDelay: 4 * time.Second, Seed: 1,
 	})
-	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	defer tc.Close()
+	tc := dialTemporal(t, ns)
 	pool := contract.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, "app")
 	t.Cleanup(func() {
 		if t.Failed() { // the pool's decisions, for whoever reads the failure
-			out, _ := stack.Temporal(context.Background(), "workflow", "show", "--output", "json", "--workflow-id", pool)
+			out, _ := temporalCLI(context.Background(), ns, "workflow", "show", "--output", "json", "--workflow-id", pool)
 			path := filepath.Join(os.TempDir(), "rolling-update-pool-history.json")
 			t.Logf("pool history in %s: %v", path, os.WriteFile(path, []byte(out), 0o644))
 		}

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/sim/fakegithub"
@@ -36,6 +34,7 @@ var heldCountManifest = strings.NewReplacer("maxReplicas: 4", "maxReplicas: 100"
 // after the change. (Sized by the held count, its surge limit was 60, and 10
 // new pods came up beside the 10 busy ones, to be removed unused.)
 func TestARolloutWhileTheCountIsHeldCreatesNoPodNobodyNeeds(t *testing.T) {
+	t.Parallel()
 	const ns, burst, jobs = "rollout-demand", 40, 10
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -48,9 +47,7 @@ func TestARolloutWhileTheCountIsHeldCreatesNoPodNobodyNeeds(t *testing.T) {
 			return 60 * time.Second
 		},
 	})
-	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	defer tc.Close()
+	tc := dialTemporal(t, ns)
 	require.NoError(t, w.Apply(ctx, heldCountManifest))
 	pool := contract.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, "app")
 	require.Eventually(t, func() bool { return world.PoolAtZero(ctx, tc, pool) }, 60*time.Second, 100*time.Millisecond)
@@ -73,7 +70,7 @@ func TestARolloutWhileTheCountIsHeldCreatesNoPodNobodyNeeds(t *testing.T) {
 	require.Equal(t, jobs, state.Scale.Demanded(), "while the jobs need 10")
 	t.Cleanup(func() {
 		if t.Failed() { // the pool's decisions, for whoever reads the failure
-			out, _ := stack.Temporal(context.Background(), "workflow", "show", "--output", "json", "--workflow-id", pool)
+			out, _ := temporalCLI(context.Background(), ns, "workflow", "show", "--output", "json", "--workflow-id", pool)
 			path := filepath.Join(os.TempDir(), "rollout-demand-pool-history.json")
 			t.Logf("pool history in %s: %v; pool state before the change: %+v", path, os.WriteFile(path, []byte(out), 0o644), state)
 		}

@@ -69,6 +69,7 @@ func history(t *testing.T, ctx context.Context, w *arcflowWorld, run client.Work
 }
 
 func TestStaticRunnerRegistersThenUnregistersBeforeItsPodIsDeleted(t *testing.T) {
+	t.Parallel()
 	ctx := testContext(t)
 	w := startWorld(t, "runner-static")
 	createNamespace(t, ctx, "runner-static")
@@ -137,6 +138,7 @@ func TestStaticRunnerRegistersThenUnregistersBeforeItsPodIsDeleted(t *testing.T)
 }
 
 func TestEphemeralRunnerFinishesItsJobWithoutRemoveRunner(t *testing.T) {
+	t.Parallel()
 	ctx := testContext(t)
 	w := startWorld(t, "runner-ephemeral")
 	createNamespace(t, ctx, "runner-ephemeral")

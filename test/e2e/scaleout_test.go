@@ -31,14 +31,16 @@ import (
 // within 10 s, and the leader SIGKILLed hands the watchers over within the lease
 // time while every job still completes and no busy runner's pod is deleted.
 func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("needs the local stack")
 	}
 	const ns, hra = "scaleout", "app"
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
+	useTemporalNamespace(t, ctx, ns)
 	w, err := world.Start(ctx, world.Config{
-		Stack: stack, RepoRoot: repoRoot(t), Namespace: ns, Dir: t.TempDir(), Binary: arcflowBinary(t),
+		Stack: stack, RepoRoot: repoRoot(t), Namespace: ns, TemporalNamespace: ns, Dir: t.TempDir(), Binary: arcflowBinary(t),
 		Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: 2 * time.Second, Seed: 13,
 		Workers: 2, Webhooks: 2,
 		// The production lease, not the world's short test one: the handover measured
@@ -67,9 +69,7 @@ func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
 			90*time.Second, 200*time.Millisecond, "pools drained after delete")
 		require.NoError(t, w.Stop())
 	})
-	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	defer tc.Close()
+	tc := dialTemporal(t, ns)
 
 	require.NoError(t, w.Apply(ctx, fullpath.RunnerDeployment))
 	require.Eventually(t, func() bool {

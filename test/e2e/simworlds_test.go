@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,11 +16,16 @@ import (
 )
 
 // startSimWorld runs the built arcflow on the simulator in its own namespace
-// (cfg.Namespace), with warnings logged, and on cleanup deletes its resources and
+// (cfg.Namespace; its Temporal namespace is named the same unless
+// cfg.TemporalNamespace says otherwise), with warnings logged, and on cleanup deletes its resources and
 // waits until every runner pod and registered runner is gone.
 func startSimWorld(t *testing.T, ctx context.Context, cfg world.Config) *world.World {
 	t.Helper()
-	endLeftoverWorkflows(t, ctx)
+	if cfg.TemporalNamespace == "" && !slices.ContainsFunc(cfg.Env, func(e string) bool { return strings.HasPrefix(e, "TEMPORAL_ADDRESS=") }) {
+		// On the shared server, unless the test brings a Temporal of its own.
+		cfg.TemporalNamespace = cfg.Namespace
+		useTemporalNamespace(t, ctx, cfg.TemporalNamespace)
+	}
 	cfg.Stack, cfg.RepoRoot, cfg.Dir, cfg.Binary = stack, repoRoot(t), t.TempDir(), arcflowBinary(t)
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -26,8 +33,7 @@ func startSimWorld(t *testing.T, ctx context.Context, cfg world.Config) *world.W
 	w, err := world.Start(ctx, cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		// The processes stop even when the drain check fails: left running,
-		// they would take the next tests' tasks from the shared task queue.
+		// The processes stop even when the drain check fails.
 		defer func() { require.NoError(t, w.Stop()) }()
 		_, _ = stack.Kubectl(context.Background(), "delete", "-n", cfg.Namespace, "hra,rdeploy", "--all", "--wait=false")
 		if !assert.Eventually(t, func() bool { return w.Runners.LivePods() == 0 && len(w.GitHub.Runners()) == 0 },

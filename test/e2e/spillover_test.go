@@ -3,13 +3,11 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/sim/world"
@@ -33,6 +31,7 @@ func twoPoolsForOneLabel() string {
 // completion releases its reservation where it was made, and both pools go back
 // to zero.
 func TestJobsBeyondAFullPoolSpillOverToTheNextPool(t *testing.T) {
+	t.Parallel()
 	const ns = "spill-over"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -69,9 +68,7 @@ func TestJobsBeyondAFullPoolSpillOverToTheNextPool(t *testing.T) {
 	}, 60*time.Second, 100*time.Millisecond, "all six jobs started")
 	// Where each job was reserved: the second pool's autoscaler holds the
 	// three that spilled over.
-	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	defer tc.Close()
+	tc := dialTemporal(t, ns)
 	value, err := tc.QueryWorkflow(ctx, contract.AutoscalerWorkflowID(ns, "pool-b"), "", contract.QueryState)
 	require.NoError(t, err)
 	var spilled workflows.AutoscalerState

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -19,10 +18,11 @@ import (
 // next attempt) neither fails nor starts a runner twice, whether the first run is
 // still running or already closed.
 func TestStartWorkflowsStartsEachWorkflowOnce(t *testing.T) {
+	t.Parallel()
+	const ns = "start-workflows"
 	ctx := testContext(t)
-	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress})
-	require.NoError(t, err)
-	defer tc.Close()
+	useTemporalNamespace(t, ctx, ns)
+	tc := dialTemporal(t, ns)
 	const queue = "start-workflows-e2e"
 	w := sdkworker.New(tc, queue, sdkworker.Options{})
 	// A stand-in that ends on a signal; the activity knows workflows by name only.

@@ -2,12 +2,10 @@ package e2e
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 
 	"github.com/arcflow/arcflow/sim/world"
 )
@@ -27,6 +25,7 @@ var steadyLoad = world.SteadyPools{
 // runner is known to be finishing, and a runner asked to stop before it
 // registered is not deleted while a registration can still land.
 func TestASteadyLoadOverManyPoolsInterruptsNothingAndStopsNoRunnerAJobNeeds(t *testing.T) {
+	t.Parallel()
 	const ns = "steady-pools"
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
@@ -51,9 +50,7 @@ func TestASteadyLoadOverManyPoolsInterruptsNothingAndStopsNoRunnerAJobNeeds(t *t
 	}, 3*time.Minute, 500*time.Millisecond, "every job ran")
 	end := time.Now()
 
-	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress, Logger: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	defer tc.Close()
+	tc := dialTemporal(t, ns)
 	outcome, err := world.MeasureSteady(ctx, tc, w, steadyLoad, end)
 	require.NoError(t, err)
 	t.Logf("steady load, 10 pools, registration after 10 s: %v", outcome)

@@ -17,7 +17,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 
 	"github.com/arcflow/arcflow/sim/localstack"
 	"github.com/arcflow/arcflow/workflows/contract"
@@ -72,10 +71,9 @@ func freePort(t *testing.T) int {
 // startWebhook runs `arcflow webhook` for the world's namespace and waits until it serves.
 func (w *poolWorld) startWebhook() string {
 	port := freePort(w.t)
-	startProcess(w.t, []string{
-		"KUBECONFIG=" + stack.Kubeconfig, "TEMPORAL_ADDRESS=" + stack.TemporalAddress,
-		"GITHUB_WEBHOOK_SECRET_TOKEN=" + webhookSecret, "ARCFLOW_DEFAULT_SCALE_DOWN_DELAY=5s",
-	}, "webhook", fmt.Sprintf("--webhook-addr=127.0.0.1:%d", port), "--watch-namespace="+w.ns, "--log-level=warn")
+	startProcess(w.t, append(temporalEnv(w.ns),
+		"KUBECONFIG="+stack.Kubeconfig, "GITHUB_WEBHOOK_SECRET_TOKEN="+webhookSecret, "ARCFLOW_DEFAULT_SCALE_DOWN_DELAY=5s",
+	), "webhook", fmt.Sprintf("--webhook-addr=127.0.0.1:%d", port), "--watch-namespace="+w.ns, "--log-level=warn")
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	w.eventually("the webhook server answers", func() bool {
 		resp, err := http.Get(base + "/healthz")
@@ -116,6 +114,7 @@ spec:
 `
 
 func TestSignedWebhooksScaleUpAndDownWhateverTheOrder(t *testing.T) {
+	t.Parallel()
 	w := startPoolWorld(t, "webhook-scale")
 	url := w.startWebhook()
 	w.apply(hraManifest)
@@ -156,7 +155,7 @@ func TestSignedWebhooksScaleUpAndDownWhateverTheOrder(t *testing.T) {
 	w.eventually("3 runners: 101, 103 and 202", func() bool { return w.converged("hello", 3, "") })
 
 	// Force scaling from the temporal CLI, exactly as the README says.
-	out, err := stack.Temporal(w.ctx, "workflow", "signal", "--workflow-id", contract.AutoscalerWorkflowID(w.ns, "hello"),
+	out, err := temporalCLI(w.ctx, w.ns, "workflow", "signal", "--workflow-id", contract.AutoscalerWorkflowID(w.ns, "hello"),
 		"--name", "force-scale", "--input", `{"replicas":4,"duration":"3s"}`)
 	require.NoError(t, err, out)
 	w.eventually("4 runners while forced", func() bool { return w.converged("hello", 4, "") })
@@ -176,9 +175,7 @@ func TestSignedWebhooksScaleUpAndDownWhateverTheOrder(t *testing.T) {
 // signalLatencies pairs each job signal of the autoscaler with the next scale
 // signal of the pool, from the two workflows' histories.
 func (w *poolWorld) signalLatencies() []time.Duration {
-	tc, err := client.Dial(client.Options{HostPort: stack.TemporalAddress})
-	require.NoError(w.t, err)
-	defer tc.Close()
+	tc := dialTemporal(w.t, w.ns)
 	signals := func(id, name string) []time.Time {
 		iter := tc.GetWorkflowHistory(w.ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 		var at []time.Time
