@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Runs every Go test: the e2e package in E2E_SHARDS processes side by side,
-# each with a local stack of its own, beside the other packages. Within a
-# shard the e2e tests run side by side too (t.Parallel, E2E_PARALLEL at once),
-# each in a world of its own on the shard's stack (docs/development.md); a
-# test that acts on the whole cluster runs alone, before the others start.
+# Runs the lint and every Go test, side by side: the lint (scripts/lint.sh),
+# the packages, and the e2e package in E2E_SHARDS processes, each with a local
+# stack of its own. Within a shard the e2e tests run side by side too
+# (t.Parallel, E2E_PARALLEL at once), each in a world of its own on the
+# shard's stack (docs/development.md); a test that acts on the whole cluster
+# runs alone, before the others start. One shard is the default: a second
+# stack costs CPU, and on 2 cores the suite is bound by the CPU.
 #
 #   scripts/test.sh            everything (make test)
 #   scripts/test.sh e2e        the full-stack packages only, ./test/... (make e2e)
 #
-# GO_TEST_FLAGS, E2E_SHARDS (default 2) and E2E_PARALLEL (default 6) come
+# GO_TEST_FLAGS, E2E_SHARDS (default 1) and E2E_PARALLEL (default 6) come
 # from the environment. Each part writes its own log, printed whole when it
 # ends, so the output of one part never interleaves with another's.
 set -euo pipefail
@@ -16,7 +18,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 flags=${GO_TEST_FLAGS:--count=1 -timeout 20m}
-shards=${E2E_SHARDS:-2}
+shards=${E2E_SHARDS:-1}
 parallel=${E2E_PARALLEL:-6}
 e2e=./test/e2e
 logs=$(mktemp -d); trap 'rm -rf "$logs"' EXIT
@@ -68,7 +70,9 @@ start() { # start NAME COMMAND...: one part in the background, its output in its
 if [[ "${1:-all}" == e2e ]]; then
 	others=(./test/cluster)
 else
-	mapfile -t others < <(go list ./... | grep -vx "github.com/arcflow/arcflow/test/e2e")
+	start lint bash scripts/lint.sh
+	# The lint runs the chart, layout and docs packages itself.
+	mapfile -t others < <(go list ./... | grep -vxE "github.com/arcflow/arcflow/(test/e2e|deploy(/.*)?|tools/layout|tools/docscheck)")
 fi
 # shellcheck disable=SC2086
 start packages go test $flags "${others[@]}"

@@ -66,7 +66,11 @@ func TestARolloutWhileTheCountIsHeldCreatesNoPodNobodyNeeds(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, value.Get(&state))
 	require.NotNil(t, state.Scale)
-	require.Equal(t, burst, state.Scale.Replicas, "the autoscaler holds the burst's count")
+	// The count held is the burst's peak of queued jobs: all 40 at once on a
+	// quiet machine; on a loaded one the first jobs may end before the last
+	// deliveries arrive. Either way it is far above what the jobs need.
+	held := state.Scale.Replicas
+	require.GreaterOrEqual(t, held, 2*jobs, "the autoscaler holds the burst's count")
 	require.Equal(t, jobs, state.Scale.Demanded(), "while the jobs need 10")
 	t.Cleanup(func() {
 		if t.Failed() { // the pool's decisions, for whoever reads the failure
@@ -83,7 +87,7 @@ func TestARolloutWhileTheCountIsHeldCreatesNoPodNobodyNeeds(t *testing.T) {
 	require.NoError(t, err, out)
 	require.Eventually(t, func() bool { return w.GitHub.JobsIn("completed") == burst+jobs }, 2*time.Minute, 100*time.Millisecond, "the long jobs complete")
 	highest, created := peak(), len(w.Runners.PodTimes())-podsBefore
-	t.Logf("held count %d, demand %d, template changed: %d runner pods live at peak, %d created after the change", burst, jobs, highest, created)
+	t.Logf("held count %d, demand %d, template changed: %d runner pods live at peak, %d created after the change", held, jobs, highest, created)
 	require.Empty(t, w.Runners.Violations(), "no busy runner's pod was deleted")
 	require.LessOrEqual(t, highest, jobs, "no pod beside the busy ones")
 	require.Zero(t, created, "no new runner for jobs that already run")
