@@ -28,16 +28,23 @@ const lostMatchWindow = time.Hour
 // maxLostKept bounds each list against a burst of failures.
 const maxLostKept = 100
 
-// noteLostRunner remembers a registered runner that infrastructure took away.
-// Registered is the pool's word as well as the runner's: a runner lost just
-// after its job started may not have seen its own registration yet, while the
-// job's in_progress delivery told the pool. A runner that ended otherwise lost
-// no job: its failed jobs failed by themselves and are forgotten.
+// lostBeforeHeardVersion marks pools that keep a runner infrastructure took
+// away before anyone heard it registered: a failed job naming it proves it ran.
+const lostBeforeHeardVersion = "lost-before-registration-heard"
+
+// noteLostRunner remembers a runner that infrastructure took away. It need not
+// be known as registered: a runner lost just after its job started may have
+// seen neither its registration nor, under load, the pool its job's
+// in_progress delivery, and only a failed job that names it makes a match.
+// A runner that ended otherwise lost no job: its failed jobs failed by
+// themselves and are forgotten.
 func (p *poolRun) noteLostRunner(ctx workflow.Context, r PoolRunner, d RunnerDone) {
 	if p.state.Spec.RerunLostJobs <= 0 {
 		return
 	}
-	if d.Cause == "" || !(d.started() || r.Registered) {
+	unheard := !(d.started() || r.Registered)
+	// Pools before the version forgot an unheard runner.
+	if d.Cause == "" || (unheard && workflow.GetVersion(ctx, lostBeforeHeardVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion) {
 		kept := p.state.FailedJobs[:0]
 		for _, f := range p.state.FailedJobs {
 			if f.Runner != d.Name {

@@ -147,3 +147,25 @@ func TestARunnerLostBeforeItSawItsRegistrationLostItsJob(t *testing.T) {
 	pt.deleteAndDrain(time.Minute)
 	pt.run(rerunsSpec(1))
 }
+
+// A runner lost right after its job started, before it saw its registration
+// and before the job's in_progress delivery reached the pool (a loaded
+// machine): the failed completion naming it still makes one re-run. A runner
+// lost the same way whose job no failed completion names makes none.
+func TestARunnerLostBeforeAnyoneHeardItsJobLostItsJob(t *testing.T) {
+	pt, sent := lostJobTest(t)
+	pt.at(time.Second, func() { pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2}) })
+	pt.at(3*time.Second, func() {
+		for _, r := range pt.created[:2] {
+			pt.env.SignalWorkflow(contract.SignalRunnerDone, RunnerDone{Name: r.name, Reason: EndPodFailed, Cause: activities.CauseOOMKilled})
+		}
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2, StartsDelivered: true, Finished: []string{pt.created[0].name},
+			Failed: []FailedJob{failedOn(pt.created[0].name, 10)}})
+	})
+	pt.at(4*time.Second, func() {
+		require.Len(t, *sent, 1, "the job of the runner lost before its start was heard")
+		require.Contains(t, (*sent)[0].Start.ID, "/510/", "runner 0's job")
+	})
+	pt.deleteAndDrain(time.Minute)
+	pt.run(rerunsSpec(1))
+}
