@@ -95,7 +95,7 @@ func (a *autoscalerRun) noteStart(ev contract.JobEvent) {
 	if (ev.DeliveryID != "" && delivered) || completed {
 		return
 	}
-	s.Warm.Starts = append(s.Warm.Starts, RunnerStart{Runner: ev.RunnerName, StartedAt: ev.StartedAt})
+	s.Warm.Starts = append(s.Warm.Starts, RunnerStart{Runner: ev.RunnerName, StartedAt: ev.StartedAt, QueuedAt: ev.QueuedAt})
 	if len(s.Warm.Starts) > readySamples {
 		s.Warm.Starts = s.Warm.Starts[len(s.Warm.Starts)-readySamples:]
 	}

@@ -226,6 +226,7 @@ func TestStartsOfJobsThatWaitedGoToThePool(t *testing.T) {
 		require.Len(t, starts[0], 1)
 		require.Equal(t, "app-waited", starts[0][0].Runner)
 		require.True(t, t0.Add(12*time.Second).Equal(starts[0][0].StartedAt))
+		require.True(t, t0.Add(time.Second).Equal(starts[0][0].QueuedAt), "the pool counts from the queueing")
 		require.Empty(t, at.state().Warm.Starts, "sent once")
 	}, 23*time.Second)
 	at.finish(24*time.Second, autoSpec(10))

@@ -56,7 +56,12 @@ func (p *poolRun) noteEnded(r PoolRunner) {
 }
 
 // noteStarts turns the starts of jobs that waited for their runner into
-// times to ready: such a job started when its runner became ready. A runner
+// times to ready: such a job started when its runner became ready. The time
+// counts from the runner's creation or, when the job was queued before it,
+// from the job's queueing: a warm runner a job takes is replaced by a runner
+// created only once arcflow heard of that job, so the buffer must cover
+// arcflow's own reaction too, seconds on a loaded machine (counted from the
+// creation alone, the buffer ran dry there and most jobs waited). A runner
 // the pool does not know, or did not create (adopted), says nothing; nor
 // does a static runner's later job, which came long after it was ready, so
 // only ephemeral pools count them.
@@ -71,6 +76,9 @@ func (p *poolRun) noteStarts(w *WarmRequest) {
 	}
 	for _, st := range starts {
 		created, ok := p.createdOf(st.Runner)
+		if !st.QueuedAt.IsZero() && st.QueuedAt.Before(created) {
+			created = st.QueuedAt
+		}
 		if d := st.StartedAt.Sub(created); ok && d > 0 {
 			pw := &p.state.Warm
 			pw.JobReadyTimes = append(pw.JobReadyTimes, d)

@@ -109,3 +109,29 @@ func TestAPoolTakesItsTimeToReadyFromJobsThatWaited(t *testing.T) {
 	pt.deleteAndDrain(30 * time.Second)
 	pt.run(spec(0, "h1", true))
 }
+
+// A job queued before its runner was created waited for arcflow to hear of
+// it as well: its time to ready counts from its queueing, which the buffer
+// must cover. A job queued after its runner's creation counts from the
+// creation, as before; a start without a queueing time (an autoscaler before
+// it sent one) too.
+func TestAPoolCountsTheTimeToReadyFromTheJobsQueueing(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.env.OnSignalExternalWorkflow(mock.Anything, "hra/ci/app", "", contract.SignalReadyTime, mock.Anything).Return(nil)
+	scale := func(replicas int, starts ...RunnerStart) ScaleRequest {
+		return ScaleRequest{Replicas: replicas, Warm: &WarmRequest{Jobs: replicas, ReadyTime: 5 * time.Second, From: "hra/ci/app", Starts: starts}}
+	}
+	pt.at(4*time.Second, func() { pt.env.SignalWorkflow(contract.SignalScale, scale(3)) }) // created at 4 s
+	pt.at(12*time.Second, pt.registerAll)
+	pt.at(13*time.Second, func() {
+		pt.env.SignalWorkflow(contract.SignalScale, scale(3,
+			RunnerStart{Runner: pt.created[0].name, StartedAt: pt.start.Add(10 * time.Second), QueuedAt: pt.start.Add(time.Second)},
+			RunnerStart{Runner: pt.created[1].name, StartedAt: pt.start.Add(11 * time.Second), QueuedAt: pt.start.Add(6 * time.Second)},
+			RunnerStart{Runner: pt.created[2].name, StartedAt: pt.start.Add(12 * time.Second)}))
+	})
+	pt.at(14*time.Second, func() {
+		require.Equal(t, []time.Duration{9 * time.Second, 7 * time.Second, 8 * time.Second}, pt.state().Warm.JobReadyTimes)
+	})
+	pt.deleteAndDrain(20 * time.Second)
+	pt.run(spec(0, "h1", true))
+}

@@ -31,10 +31,12 @@ type AutoscalerWarm struct {
 }
 
 // RunnerStart is when a job that had waited started on a runner: the moment
-// that runner became ready, as GitHub saw it.
+// that runner became ready, as GitHub saw it; and when GitHub queued it.
 type RunnerStart struct {
 	Runner    string    `json:"runner"`
 	StartedAt time.Time `json:"startedAt"`
+	// QueuedAt is zero in the requests of autoscalers that did not send it.
+	QueuedAt time.Time `json:"queuedAt,omitzero"`
 }
 
 // WarmWritten is what the HRA's status.warm says; it is written again when

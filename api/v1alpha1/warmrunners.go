@@ -60,8 +60,10 @@ type WarmRunnersStatus struct {
 	// ArrivalRate is the pool's smoothed rate of queued jobs, e.g. "20.5/min".
 	// +optional
 	ArrivalRate string `json:"arrivalRate,omitempty"`
-	// TimeToReady is a high percentile of the pool's recent runners' pod
-	// created -> runner registered.
+	// TimeToReady is a high percentile of how long the pool's recent jobs
+	// that found no warm runner waited: from the job's queueing, or its
+	// runner's creation when that came first, to its start; before any job
+	// waited, pod created -> runner registered.
 	// +optional
 	TimeToReady *metav1.Duration `json:"timeToReady,omitempty"`
 	// LastArrivalTime is when the autoscaler last heard of a queued job, up to

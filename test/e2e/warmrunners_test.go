@@ -70,7 +70,11 @@ func TestWarmRunnersRiseWithTheJobsAndGoAtRest(t *testing.T) {
 	require.Positive(t, warm("rdeploy"), "the pool shows the buffer it keeps")
 	ready, err := time.ParseDuration(jsonpath("hra", ".status.warm.timeToReady"))
 	require.NoError(t, err)
-	require.InDelta(t, 5.5, ready.Seconds(), 2.5, "the pool's time to ready: 5 s to register after Running")
+	// What a warm runner's replacement takes: 5 s to register after Running,
+	// plus the pod's start and arcflow's own reaction to the job, which grows
+	// with the machine's load.
+	require.GreaterOrEqual(t, ready, 5*time.Second, "the pool's time to ready: 5 s to register after Running, and more")
+	require.Less(t, ready, 15*time.Second, "the pool's time to ready: 5 s to register after Running, and more")
 	t.Logf("peak warm %d, arrival rate %s, time to ready %v", peak, jsonpath("hra", ".status.warm.arrivalRate"), ready)
 
 	var late []time.Duration
