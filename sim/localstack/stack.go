@@ -82,9 +82,9 @@ type Stack struct {
 }
 
 // scratchDir is where a temporary stack keeps its state: /dev/shm when the
-// machine has it, so that etcd's and Temporal's writes never wait on a disk
-// (on a loaded 2-core machine a Temporal signal took over 10 s with its
-// SQLite store on disk); else the system's temporary directory.
+// machine has it, so that etcd's and Temporal's writes never wait on the
+// disk that the rest of a loaded machine (builds, test logs) shares; else the
+// system's temporary directory.
 func scratchDir() string {
 	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() && unix.Access("/dev/shm", unix.W_OK) == nil {
 		return "/dev/shm"
