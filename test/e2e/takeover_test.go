@@ -327,8 +327,7 @@ func takeOver(t *testing.T, ns string, killWorker bool) {
 		JobDuration: 5 * time.Second, JobHold: holdARCJobs,
 		Env: []string{"ARCFLOW_ARC_CONTROLLER_LEASE=" + arcNamespace + "/actions-runner-controller"},
 	})
-	_, err := stack.Kubectl(ctx, "apply", "-f", filepath.Join(repoRoot(t), "test", "e2e", "testdata", "arc", "crds.yaml"))
-	require.NoError(t, err)
+	installARCCRDs(t, ctx)
 	dyn, err := dynamic.NewForConfig(stack.RESTConfig)
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
@@ -384,4 +383,23 @@ func takeOver(t *testing.T, ns string, killWorker bool) {
 	require.Empty(t, strings.TrimSpace(invalid), "no InvalidSpec event for a manifest that is valid (the start-up race)")
 	t.Logf("takeover (worker killed midway: %v): arcflow accepted the RunnerDeployment %v after ARC's webhooks were removed; live runner pods at peak %d; %d pods created by arcflow for 4 new jobs; jobs interrupted %d; failed workflows %d",
 		killWorker, acting.Sub(expiry).Round(100*time.Millisecond), livePeak, len(w.Runners.PodTimes())-arcRunnerCount, w.Runners.Interrupted(), len(failed))
+}
+
+// arcCRDs applies ARC's own CRDs once for the package: tests side by side
+// that apply them at once race in their creates.
+var arcCRDs struct {
+	sync.Mutex
+	done bool
+}
+
+func installARCCRDs(t *testing.T, ctx context.Context) {
+	t.Helper()
+	arcCRDs.Lock()
+	defer arcCRDs.Unlock()
+	if arcCRDs.done {
+		return
+	}
+	out, err := stack.Kubectl(ctx, "apply", "-f", filepath.Join(repoRoot(t), "test", "e2e", "testdata", "arc", "crds.yaml"))
+	require.NoError(t, err, out)
+	arcCRDs.done = true
 }
