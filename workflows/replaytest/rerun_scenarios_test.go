@@ -20,7 +20,10 @@ func TestRecordRerunHistories(t *testing.T) {
 		r := newRecorder(t, plain, "rerun-lost-job")
 		id := contract.RerunWorkflowID("octo-org/app", 900, "build")
 		pool := activities.PoolResourceRef{Namespace: ns, Kind: "RunnerDeployment", Name: "rerun-lost-job"}
-		in := workflows.RerunInput{Repository: "octo-org/app", RunID: 900, JobName: "build", Watch: 3 * time.Second, FirstPoll: 200 * time.Millisecond}
+		// The watch outlasts the wait for the first re-run, whose queries took
+		// 5 s each on a loaded machine: with a watch of 3 s the workflow had
+		// ended before the second loss was signalled.
+		in := workflows.RerunInput{Repository: "octo-org/app", RunID: 900, JobName: "build", Watch: 20 * time.Second, FirstPoll: 200 * time.Millisecond}
 		run, err := r.c.SignalWithStartWorkflow(r.ctx, id, contract.SignalJobLost,
 			workflows.JobLost{JobID: 901, RunAttempt: 1, Runner: "rerun-lost-job-a", Cause: activities.CauseNodeLost, Limit: 1, Pool: pool},
 			client.StartWorkflowOptions{ID: id, TaskQueue: contract.TaskQueue}, workflows.RerunWorkflow, in)
