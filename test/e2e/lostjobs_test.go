@@ -105,6 +105,14 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 		if t.Failed() {
 			out, _ := os.ReadFile(w.Worker.LogPath())
 			t.Logf("worker log:\n%s", out)
+			// What the pool kept of lost runners and failed jobs, and the
+			// re-run workflows it started.
+			pool, _ := temporalCLI(context.Background(), ns, "workflow", "query", "--workflow-id", contract.PoolWorkflowID(ns, "RunnerDeployment", "app"), "--type", "state")
+			t.Logf("pool state:\n%s", pool)
+			reruns, _ := temporalCLI(context.Background(), ns, "workflow", "list", "--query", "WorkflowType='RerunWorkflow'")
+			t.Logf("re-run workflows:\n%s", reruns)
+			t.Logf("jobs: %+v", w.GitHub.Jobs())
+			t.Logf("lost: %+v", w.Runners.Lost())
 		}
 	})
 	require.NoError(t, w.Apply(ctx, lostJobsPool))
