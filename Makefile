@@ -52,7 +52,7 @@ test-unit: ## Unit and workflow tests only (no local stack).
 
 # The e2e package runs in this many processes side by side, each on a stack of
 # its own (scripts/test.sh).
-E2E_SHARDS ?= 1
+E2E_SHARDS ?= 2
 export GO_TEST_FLAGS E2E_SHARDS
 
 .PHONY: test
