@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -83,7 +84,9 @@ func (c *ARCController) watchedNamespaceLabels(ctx context.Context) labels.Set {
 	if err != nil {
 		return nil
 	}
-	return labels.Set(ns.Labels)
+	set := labels.Set{} // non-nil even for a namespace without labels: nil means "any namespace"
+	maps.Copy(set, ns.Labels)
+	return set
 }
 
 // selectsNamespace: a webhook with this namespaceSelector acts on the watched
