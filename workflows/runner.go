@@ -71,6 +71,7 @@ func RunnerWorkflow(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
 			return RunnerDone{}, workflow.NewContinueAsNewError(ctx, RunnerWorkflow, next)
 		}
 	}
+	r.drainPodSignals(ctx) // a pod that failed while the runner stopped shows why
 	done := RunnerDone{Name: in.Pod.Name, Reason: r.state.EndReason, RunnerID: r.state.RunnerID,
 		NeverStarted: in.Pod.JIT && !r.state.JITStarted, Cause: r.lossCause()}
 	if in.Revision < RunnerRevisionQuietEnd || !quietEnd(r.published) {

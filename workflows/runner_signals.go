@@ -77,13 +77,7 @@ func (r *runnerRun) onStop(ctx workflow.Context, stop StopRequest) {
 
 // drainSignals applies every buffered signal before continue-as-new, so none is lost.
 func (r *runnerRun) drainSignals(ctx workflow.Context) {
-	for {
-		var pod calls.PodState
-		if !r.podSignals.ReceiveAsync(&pod) {
-			break
-		}
-		r.onPod(ctx, pod)
-	}
+	r.drainPodSignals(ctx)
 	var stop StopRequest
 	for r.stopSignals.ReceiveAsync(&stop) {
 		r.onStop(ctx, stop)
@@ -91,5 +85,16 @@ func (r *runnerRun) drainSignals(ctx workflow.Context) {
 	var started contract.JobStarted
 	for r.jobStarts.ReceiveAsync(&started) {
 		r.onJobStarted(started)
+	}
+}
+
+// drainPodSignals applies the pod events that arrived while the workflow did
+// not listen (in a call, say), so that the runner's end reads its pod's last
+// known state.
+func (r *runnerRun) drainPodSignals(ctx workflow.Context) {
+	var pod calls.PodState
+	for r.podSignals.ReceiveAsync(&pod) {
+		r.onPod(ctx, pod)
+		pod = calls.PodState{}
 	}
 }

@@ -56,14 +56,16 @@ func StartedRunnerActivities(ctx context.Context, tc client.Client, namespace st
 			continue // closed since it was listed
 		}
 		if task := desc.GetPendingWorkflowTask(); task.GetState() == enumspb.PENDING_WORKFLOW_TASK_STATE_STARTED {
-			identity, err := taskStartedIdentity(ctx, tc, id, runID)
+			identity, err := taskStartedIdentity(ctx, tc, id, runID, task.GetStartedTime().AsTime())
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, StartedActivity{
-				WorkflowID: id, RunID: runID, ActivityType: "workflow task (local activities)", Attempt: task.GetAttempt(),
-				StartedAt: task.GetStartedTime().AsTime(), WorkerIdentity: identity, InWorkflowTask: true,
-			})
+			if identity != "" {
+				out = append(out, StartedActivity{
+					WorkflowID: id, RunID: runID, ActivityType: "workflow task (local activities)", Attempt: task.GetAttempt(),
+					StartedAt: task.GetStartedTime().AsTime(), WorkerIdentity: identity, InWorkflowTask: true,
+				})
+			}
 		}
 		for _, a := range desc.GetPendingActivities() {
 			if a.GetState() == enumspb.PENDING_ACTIVITY_STATE_STARTED {
@@ -130,19 +132,24 @@ func Rerun(ctx context.Context, tc client.Client, a StartedActivity, by func(ide
 	return time.Time{}, "", nil
 }
 
-// taskStartedIdentity is the identity of the worker that started a workflow's
-// latest workflow task, from its history.
-func taskStartedIdentity(ctx context.Context, tc client.Client, workflowID, runID string) (string, error) {
+// taskStartedIdentity is the identity of the worker that started the workflow
+// task started at startedAt, from its history; "" when the history does not
+// hold it. The latest started event is not it: the task may have ended and
+// another started between the describe and this read, or it is a retried
+// task, recorded only when it completes. Taking that event's worker for the
+// task's killed the wrong worker and waited for a retry that never came.
+func taskStartedIdentity(ctx context.Context, tc client.Client, workflowID, runID string, startedAt time.Time) (string, error) {
 	events, err := historyOf(ctx, tc, workflowID, runID)
 	if err != nil {
 		return "", err
 	}
 	for i := len(events) - 1; i >= 0; i-- {
-		if started := events[i].GetWorkflowTaskStartedEventAttributes(); started != nil {
+		started := events[i].GetWorkflowTaskStartedEventAttributes()
+		if started != nil && events[i].GetEventTime().AsTime().Sub(startedAt).Abs() < time.Millisecond {
 			return started.GetIdentity(), nil
 		}
 	}
-	return "", fmt.Errorf("%s: no workflow task started", workflowID)
+	return "", nil
 }
 
 // rerunTask is Rerun of a workflow task: a later task of the workflow, started
