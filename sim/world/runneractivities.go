@@ -180,3 +180,30 @@ func rerunTask(ctx context.Context, tc client.Client, a StartedActivity, by func
 	}
 	return time.Time{}, "", nil
 }
+
+// TaskHistory lists a workflow run's workflow task events, one a line (ID,
+// type, time, attempt, worker): what a test shows when the retry of a killed
+// worker's task is not seen.
+func TaskHistory(ctx context.Context, tc client.Client, workflowID, runID string) (string, error) {
+	events, err := historyOf(ctx, tc, workflowID, runID)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, e := range events {
+		at := e.GetEventTime().AsTime().Format("15:04:05.000")
+		switch {
+		case e.GetWorkflowTaskStartedEventAttributes() != nil:
+			a := e.GetWorkflowTaskStartedEventAttributes()
+			fmt.Fprintf(&b, "%d %s %s by %s\n", e.GetEventId(), e.GetEventType(), at, a.GetIdentity())
+		case e.GetWorkflowTaskCompletedEventAttributes() != nil:
+			fmt.Fprintf(&b, "%d %s %s by %s\n", e.GetEventId(), e.GetEventType(), at, e.GetWorkflowTaskCompletedEventAttributes().GetIdentity())
+		case e.GetWorkflowTaskFailedEventAttributes() != nil:
+			a := e.GetWorkflowTaskFailedEventAttributes()
+			fmt.Fprintf(&b, "%d %s %s by %s: %s\n", e.GetEventId(), e.GetEventType(), at, a.GetIdentity(), a.GetCause())
+		default:
+			fmt.Fprintf(&b, "%d %s %s\n", e.GetEventId(), e.GetEventType(), at)
+		}
+	}
+	return b.String(), nil
+}

@@ -299,6 +299,14 @@ func retriedOn(t *testing.T, ctx context.Context, tc client.Client, pending worl
 	bySurvivor := func(id string) bool { return strings.HasPrefix(id, identity) }
 	var took time.Duration
 	var how string
+	defer func() {
+		if t.Failed() {
+			events, err := world.TaskHistory(context.Background(), tc, pending.WorkflowID, pending.RunID)
+			desc, _ := tc.DescribeWorkflowExecution(context.Background(), pending.WorkflowID, pending.RunID)
+			t.Logf("%s seen started at %s by %s; pending task now %v; its history (%v):\n%s", pending.WorkflowID,
+				pending.StartedAt.Format("15:04:05.000"), pending.WorkerIdentity, desc.GetPendingWorkflowTask(), err, events)
+		}
+	}()
 	require.Eventually(t, func() bool {
 		at, seen, err := world.Rerun(ctx, tc, pending, bySurvivor)
 		if err != nil || at.IsZero() {
