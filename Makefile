@@ -50,10 +50,11 @@ lint: tools ## gofmt, go vet, generated files up to date, promtool on the alert 
 test-unit: ## Unit and workflow tests only (no local stack).
 	go test -short $(GO_TEST_FLAGS) ./...
 
-# The e2e package runs in this many processes side by side, each on a stack of
-# its own (scripts/test.sh).
-E2E_SHARDS ?= 2
-export GO_TEST_FLAGS E2E_SHARDS
+# The e2e package runs in E2E_SHARDS processes, each on a stack of its own, and
+# each runs E2E_PARALLEL tests side by side (scripts/test.sh).
+E2E_SHARDS ?= 1
+E2E_PARALLEL ?= 6
+export GO_TEST_FLAGS E2E_SHARDS E2E_PARALLEL
 
 .PHONY: test
 test: tools ## Everything CI runs, side by side: the lint, unit, integration and e2e tests on the real local stack (the e2e package in E2E_SHARDS processes).

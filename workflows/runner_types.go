@@ -76,11 +76,13 @@ type RunnerInput struct {
 
 // RunnerTaskTimeout is a runner's workflow task timeout. A runner of
 // RunnerRevisionLocal makes its calls inside workflow tasks, so a worker killed
-// mid-call is noticed when its task times out: after 5 s, as a killed worker's
-// activity is noticed by its missed heartbeats (ActivityHeartbeatTimeout), not
-// after Temporal's default 10 s. A call slower than that keeps its task alive
-// (the SDK heartbeats a task whose local activities run long).
-const RunnerTaskTimeout = 5 * time.Second
+// mid-call is noticed when its task times out. A call slower than 80 % of the
+// timeout keeps its task alive by a heartbeat (the SDK completes the task and
+// takes a new one), which must reach Temporal within the remaining 20 %: with
+// 5 s, a loaded frontend and a slow GitHub made every heartbeat late ("workflow
+// task not found"), and the task ran its calls again and again. Temporal's
+// default 10 s leaves 2 s; a killed worker's calls run again about 10 s later.
+const RunnerTaskTimeout = 10 * time.Second
 
 // Runner workflow revisions.
 const (

@@ -29,7 +29,7 @@ import (
 // workflow_job delivery to it scales a runner that takes the job, one /metrics
 // serves both parts' metrics, and SIGTERM stops it cleanly.
 func TestAllInOneProcessScalesFromASignedDelivery(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "all-in-one"
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

@@ -90,7 +90,7 @@ func acceptedField(ctx context.Context, ns, resource, name, field string) string
 // RunnerDeployment and its HRA, and says on each, with one event, what to stop;
 // once the Lease lapses, arcflow takes both over by itself.
 func TestArcflowActsOnlyOnceARCsControllerStops(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns, arcNS, leaseName = "arc-handover", "arc-handover-system", "actions-runner-controller"
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

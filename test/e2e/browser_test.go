@@ -36,7 +36,7 @@ func chromium(t *testing.T, ctx context.Context, page string, args ...string) st
 // A person opens the Temporal Web UI and finds the runner workflows by their
 // readable IDs. The screenshot is kept in .artifacts/ for people to look at.
 func TestTemporalWebUIListsRunnerWorkflowsByReadableID(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	require.NotEmpty(t, stack.TemporalUIAddress, "the e2e stack serves the Web UI")
 	w := startPoolWorld(t, "browser")
 	w.apply(`apiVersion: actions.summerwind.dev/v1alpha1

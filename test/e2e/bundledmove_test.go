@@ -28,7 +28,7 @@ import (
 // its job on the pod it started on, a job queued after the move gets a runner,
 // and nothing is left behind.
 func TestHelmUpgradeMovesOffTheBundledTemporalWithARunnerBusy(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const release, system, runners, namespace = "arcflow-moving", "arcflow-moving", "moving-runners", "arcflow"
 	r := installBundled(t, release, system, runners)
 	ctx := r.ctx

@@ -37,7 +37,7 @@ import (
 // connected to it, and turn a signed delivery into a registered runner. The
 // server then restarts from its SQLite file and still has the pool's history.
 func TestHelmInstallRunsTheBundledTemporal(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const release, system, runners = "arcflow-bundled", "arcflow-bundled", "bundled-runners"
 	r := installBundled(t, release, system, runners)
 	ctx, kube, gh, server := r.ctx, r.kube, r.gh, r.server

@@ -19,7 +19,7 @@ import (
 // API key comes from its Secret. Both Deployments are resolved as the host runs
 // them (hostContainer), from the Secrets in the cluster.
 func TestHelmTemporalTLSPathsPointIntoTheMountedSecret(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "chart-tls"
 	ctx := testContext(t)
 	createNamespace(t, ctx, ns)

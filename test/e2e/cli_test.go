@@ -22,7 +22,7 @@ func arcflowCLI(t *testing.T, temporalNamespace string, args ...string) (string,
 }
 
 func TestCLIScaleStatusAndSetup(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "cli"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

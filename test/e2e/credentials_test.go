@@ -90,7 +90,7 @@ func jobsRunOnEachOrgPool(t *testing.T, w *world.World, within time.Duration) {
 }
 
 func TestEachPoolActsWithItsOwnGitHubCredentials(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "credentials"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

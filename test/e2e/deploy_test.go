@@ -15,7 +15,7 @@ import (
 // The kustomize base applies cleanly to the real API server: every object passes
 // admission, schema and RBAC validation (a server-side dry run).
 func TestKustomizeBaseAppliesToTheAPIServer(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	ctx := testContext(t)
 	// A dry run does not create the namespace its objects live in.
 	_, _ = stack.Kubectl(ctx, "create", "namespace", "arcflow-system")
@@ -38,7 +38,7 @@ func TestKustomizeBaseAppliesToTheAPIServer(t *testing.T) {
 // The Helm chart lints, renders with the helm binary (built from its Go module by
 // make tools), and what it renders applies cleanly to the real API server.
 func TestHelmChartRendersAndApplies(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	ctx := testContext(t)
 	tools, err := localstack.ToolsDir()
 	require.NoError(t, err)

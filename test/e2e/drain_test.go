@@ -87,7 +87,7 @@ func finalizers(t *testing.T, ctx context.Context, ns string) []string {
 // nothing of arcflow's is left: no runner pod, no finalizer. --undo brings the
 // idle buffer back.
 func TestDrainLetsBusyRunnersFinishAndLeavesNothing(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "drain"
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

@@ -59,7 +59,7 @@ func handedBackEntries(t *testing.T, ctx context.Context, ns string) []v1alpha1.
 // runs all seven; their completions, still reaching arcflow, take their
 // entries out again.
 func TestDrainHandsQueuedJobsBackToARC(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns, arcNS, leaseName, node = "drain-arc", "drain-arc-system", "actions-runner-controller", "drain-arc-node"
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -15,7 +15,7 @@ import (
 // backoff (10 s, 20 s, ...), not in a tight loop; once the template is fixed,
 // the next runner registers within one backoff step.
 func TestARunnerThatCrashesAtStartIsReplacedWithBackoff(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "crashing"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

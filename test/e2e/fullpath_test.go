@@ -13,12 +13,12 @@ import (
 const fullPathRunnerDeployment = fullpath.RunnerDeployment
 
 func TestFullPathRunnerDeploymentFromWebhookToScaleDown(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	runFullPath(t, "full-rd", fullPathRunnerDeployment, "app")
 }
 
 func TestFullPathRunnerSetFromWebhookToScaleDown(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	runFullPath(t, "full-rs", fullpath.RunnerSet, "builders")
 }
 

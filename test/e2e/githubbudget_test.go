@@ -34,7 +34,7 @@ func deferredCalls(page string) float64 {
 // registrations come from deliveries this load makes about 3 calls in all; it
 // spent 30 a window before, so another tool spends 5 of the first window here.)
 func TestScalingGoesOnWithinASmallRateLimit(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "github-budget"
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

@@ -57,7 +57,7 @@ func postAll(t *testing.T, url string, ds []delivery) {
 // autoscaler are group-committed into fewer signals, and every one of them is in
 // exactly one signal of the workflow's history and in its reservations.
 func TestABurstOfWebhooksReachesTheAutoscalerOnceEach(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	w := startPoolWorld(t, "webhook-burst")
 	url := w.startWebhook()
 	w.apply(hraManifest)

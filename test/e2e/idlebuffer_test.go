@@ -19,7 +19,7 @@ var idleBufferManifest = world.WithIdleRunners(fullpath.RunnerDeployment, "app",
 // An HRA with an idle buffer keeps two registered runners at rest; a job starts
 // on one of them without waiting for a pod, and the buffer is refilled.
 func TestAnIdleBufferStartsTheNextJobOnARegisteredRunner(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "idle-buffer"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

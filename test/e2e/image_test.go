@@ -38,7 +38,7 @@ const maxImageSize = 40_000_000
 // the image's layers, with the image's CA bundle, as `arcflow worker` against
 // the local stack.
 func TestImageRunsTheWorkerOnTheStack(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	if testing.Short() {
 		t.Skip("builds the image and runs it on the stack")
 	}

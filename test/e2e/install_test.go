@@ -29,7 +29,7 @@ import (
 // the worker and webhook Deployments it creates run, with exactly their rendered
 // args and env, as their ServiceAccounts, and turn a signed delivery into a runner.
 func TestHelmInstallRunsWhatItRenders(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const release, system, runners = "arcflow-chart", "arcflow-chart", "chart-runners"
 	img := arcflowImage(t) // before the test's deadline starts: a cold build takes minutes
 	ctx := installContext(t)

@@ -23,7 +23,7 @@ var jitManifest = world.WithJITConfig(fullpath.RunnerDeployment, "app")
 // lookup in GitHub's runner list, one registration call per runner; the jobs
 // run and the pool goes back to zero with nothing left registered.
 func TestJITRunnersRegisterInOneCallAndRunTheJobs(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "jit"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

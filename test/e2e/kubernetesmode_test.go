@@ -39,7 +39,7 @@ spec:
 // Secrets the hooks make for a runner are deleted when the runner ends; the
 // account goes with the RunnerDeployment.
 func TestKubernetesContainerMode(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "kubernetes-mode"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -70,7 +70,7 @@ spec:
 // finish undisturbed, the failing job is not re-run, and a re-run job
 // OOM-killed (lost twice, with a limit of 1) is not re-run again.
 func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
-	t.Parallel() // its nodes are its own: tainted, so that no other test's pods land there
+	parallel(t) // its nodes are its own: tainted, so that no other test's pods land there
 	const ns = "lost-jobs"
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()

@@ -61,7 +61,7 @@ func get(t *testing.T, ctx context.Context, gvr schema.GroupVersionResource, ns,
 }
 
 func TestARCManifestsApplyUnchangedAndDecode(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	ctx := testContext(t)
 	root := repoRoot(t)
 	require.NoError(t, stack.InstallCRDs(ctx, filepath.Join(root, "deploy", "crds")))
@@ -150,7 +150,7 @@ func TestARCManifestsApplyUnchangedAndDecode(t *testing.T) {
 }
 
 func TestInvalidManifestsAreRejectedWithAClearMessage(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	ctx := testContext(t)
 	require.NoError(t, stack.InstallCRDs(ctx, filepath.Join(repoRoot(t), "deploy", "crds")))
 	createNamespace(t, ctx, "invalid")

@@ -23,7 +23,7 @@ import (
 // code, or a typo in a query, fails here instead of leaving an empty panel or an
 // alert that can never fire. The label values the alerts select are checked too.
 func TestAlertsAndDashboardQueryExportedMetrics(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "monitoring"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -179,7 +179,7 @@ spec:
 }
 
 func TestRunnerDeploymentScalesUpAndUnregistersBeforeScalingDown(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	w := startPoolWorld(t, "rd-scale")
 	w.apply(rdManifest("app", 3, "a"))
 	w.eventually("3 Running pods, 3 registered runners", func() bool { return w.converged("app", 3, "") })
@@ -215,7 +215,7 @@ func TestRunnerDeploymentScalesUpAndUnregistersBeforeScalingDown(t *testing.T) {
 }
 
 func TestRollingUpdateLetsABusyRunnerFinishItsJob(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	w := startPoolWorld(t, "rd-rollout")
 	w.apply(rdManifest("app", 2, "v1"))
 	w.eventually("2 runners", func() bool { return w.converged("app", 2, "") })
@@ -257,7 +257,7 @@ func TestRollingUpdateLetsABusyRunnerFinishItsJob(t *testing.T) {
 }
 
 func TestRunnerSetRunnersAreOneReplicaStatefulSetsWithClaims(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	w := startPoolWorld(t, "runnerset")
 	// No provisioner runs here: offer PersistentVolumes for the claims to bind to.
 	for i := range 2 {
@@ -300,7 +300,7 @@ func TestRunnerSetRunnersAreOneReplicaStatefulSetsWithClaims(t *testing.T) {
 }
 
 func TestWorkerKilledMidRolloutConverges(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	w := startPoolWorld(t, "rd-kill")
 	t.Cleanup(func() {
 		if !t.Failed() {
@@ -354,7 +354,7 @@ func TestWorkerKilledMidRolloutConverges(t *testing.T) {
 }
 
 func TestInvalidAndUnsupportedSpecsAreReportedInConditions(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	w := startPoolWorld(t, "rd-conditions")
 	w.apply(`apiVersion: actions.summerwind.dev/v1alpha1
 kind: RunnerDeployment

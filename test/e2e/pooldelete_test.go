@@ -88,7 +88,7 @@ func poolDeleted(t *testing.T, ctx context.Context, w *world.World, ns string, d
 // finish their jobs, and only then does the RunnerDeployment go, with
 // nothing of it left: no pod, no registered runner, no Secret, no finalizer.
 func TestDeletingARunnerDeploymentLetsItsJobsFinish(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "pool-delete"
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -134,7 +134,7 @@ func TestDeletingARunnerDeploymentLetsItsJobsFinish(t *testing.T) {
 // the namespace controller may not delete the Running runner pods, the pool
 // drains as above, and the namespace goes once the jobs are done.
 func TestDeletingANamespaceLetsItsJobsFinish(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "namespace-delete"
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -32,7 +32,7 @@ var rollingUpdateManifest = strings.NewReplacer("maxReplicas: 4", "maxReplicas: 
 // pool counted the surge only while an old runner was not yet finishing, and
 // created five more new runners beside the ten exiting ones.
 func TestARollingUpdateOfBusyRunnersStaysWithinItsSurge(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns, jobs = "rolling-update", 10
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

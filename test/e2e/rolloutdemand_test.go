@@ -34,7 +34,7 @@ var heldCountManifest = strings.NewReplacer("maxReplicas: 4", "maxReplicas: 100"
 // after the change. (Sized by the held count, its surge limit was 60, and 10
 // new pods came up beside the 10 busy ones, to be removed unused.)
 func TestARolloutWhileTheCountIsHeldCreatesNoPodNobodyNeeds(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns, burst, jobs = "rollout-demand", 40, 10
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

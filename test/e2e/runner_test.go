@@ -69,7 +69,7 @@ func history(t *testing.T, ctx context.Context, w *arcflowWorld, run client.Work
 }
 
 func TestStaticRunnerRegistersThenUnregistersBeforeItsPodIsDeleted(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	ctx := testContext(t)
 	w := startWorld(t, "runner-static")
 	createNamespace(t, ctx, "runner-static")
@@ -138,7 +138,7 @@ func TestStaticRunnerRegistersThenUnregistersBeforeItsPodIsDeleted(t *testing.T)
 }
 
 func TestEphemeralRunnerFinishesItsJobWithoutRemoveRunner(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	ctx := testContext(t)
 	w := startWorld(t, "runner-ephemeral")
 	createNamespace(t, ctx, "runner-ephemeral")

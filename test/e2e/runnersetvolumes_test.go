@@ -18,7 +18,7 @@ import (
 // two starts on a volume an earlier runner wrote to, and deleting the RunnerSet
 // leaves no claim.
 func TestRunnerSetVolumesAreReusedByTheNextRunner(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "runnerset-volumes"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -31,7 +31,7 @@ func twoPoolsForOneLabel() string {
 // completion releases its reservation where it was made, and both pools go back
 // to zero.
 func TestJobsBeyondAFullPoolSpillOverToTheNextPool(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "spill-over"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -18,7 +18,7 @@ import (
 // next attempt) neither fails nor starts a runner twice, whether the first run is
 // still running or already closed.
 func TestStartWorkflowsStartsEachWorkflowOnce(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "start-workflows"
 	ctx := testContext(t)
 	useTemporalNamespace(t, ctx, ns)

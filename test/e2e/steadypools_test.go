@@ -25,7 +25,7 @@ var steadyLoad = world.SteadyPools{
 // runner is known to be finishing, and a runner asked to stop before it
 // registered is not deleted while a registration can still land.
 func TestASteadyLoadOverManyPoolsInterruptsNothingAndStopsNoRunnerAJobNeeds(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "steady-pools"
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()

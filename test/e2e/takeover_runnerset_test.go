@@ -133,14 +133,14 @@ func arcSetLeft(ctx context.Context, w *world.World, ns string) []string {
 // maxReplicas runner pods and leaves nothing of ARC's but its claims, which
 // are the RunnerSet's now and go with it.
 func TestTakeOverALiveARCRunnerSetReusingItsClaims(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	takeOverRunnerSet(t, "takeover-runnerset", false)
 }
 
 // The same with the worker SIGKILLed just as it starts acting, in the middle
 // of adopting the runners and claims: the restarted worker finishes it.
 func TestTakeOverARunnerSetSurvivesAWorkerKilledMidway(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	takeOverRunnerSet(t, "takeover-runnerset-killed", true)
 }
 

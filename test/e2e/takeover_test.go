@@ -304,7 +304,7 @@ func busyARCRunners(w *world.World, arc arcNamed) int {
 // jobs on runners of its own, never has more than maxReplicas (8) runner
 // pods, and leaves nothing of ARC's.
 func TestTakeOverALiveARCInstallation(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	takeOver(t, "takeover", false)
 }
 
@@ -312,7 +312,7 @@ func TestTakeOverALiveARCInstallation(t *testing.T) {
 // middle of the adoption: every step is an activity of a workflow, so the
 // restarted worker finishes it, and the end state is the same.
 func TestTakeOverSurvivesAWorkerKilledMidway(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	takeOver(t, "takeover-killed", true)
 }
 

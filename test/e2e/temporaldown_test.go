@@ -45,7 +45,7 @@ func runningPods(ctx context.Context, w *world.World, ns, label, value string) i
 // again on the same store: within 30 s each of the first two pools runs 2
 // runner pods of the new template, and the third pool is gone with its runner.
 func TestEditsMadeWhileTemporalIsDownReachTheirWorkflows(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "temporal-down"
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -132,7 +132,7 @@ func TestEditsMadeWhileTemporalIsDownReachTheirWorkflows(t *testing.T) {
 // `arcflow setup` run as the docs say mends it with nobody touching arcflow:
 // the resources are accepted and a job queued meanwhile runs.
 func TestATemporalNotSetUpIsNamedAndSetupMendsIt(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns, namespace = "temporal-bare", "arcflow"
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

@@ -88,7 +88,7 @@ func nothingLeft(ctx context.Context, kube kubernetes.Interface, gh *fakegithub.
 // jobs, the 5 waiting jobs get runners at the first decision, the fleet never
 // passes maxReplicas, and nothing is left behind.
 func TestArcflowRebuildsWhenTemporalsStoreIsLost(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "temporal-lost"
 	ctx, cancel := context.WithTimeout(context.Background(), 7*time.Minute)
 	defer cancel()
@@ -150,7 +150,7 @@ func TestArcflowRebuildsWhenTemporalsStoreIsLost(t *testing.T) {
 // changed and the Deployments rolled. The new Temporal starts empty and
 // arcflow rebuilds on it; the old one is deleted after.
 func TestArcflowMovesToAnotherTemporalWithRunnersBusy(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "temporal-move"
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()

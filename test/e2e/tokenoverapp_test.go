@@ -79,7 +79,7 @@ spec:
 // pool at cut-over. It says so, in a warning and in one event on the Secret,
 // neither with a value in it.
 func TestARCSecretWithTokenAndAppKeysRunsWithTheToken(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "arc-secrets"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -35,7 +35,7 @@ spec:
 // RunnersFailing condition; once the template is fixed, the next runner
 // registers within one backoff step.
 func TestARunnerThatCannotBeScheduledIsReplacedWithBackoff(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const ns = "unschedulable"
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

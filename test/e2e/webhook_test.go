@@ -114,7 +114,7 @@ spec:
 `
 
 func TestSignedWebhooksScaleUpAndDownWhateverTheOrder(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	w := startPoolWorld(t, "webhook-scale")
 	url := w.startWebhook()
 	w.apply(hraManifest)
