@@ -120,10 +120,15 @@ func TestRecordRunningHistories(t *testing.T) {
 		a.sent(1, 1)
 		p := waitState(r, a.pool, "one runner", func(p workflows.PoolState) bool { return len(p.Runners) == 1 })
 		name := p.Runners[0].Name
+		runner := contract.RunnerWorkflowID(ns, name)
+		// The pool names its runner before it starts the runner's workflow; a
+		// job can start on a runner only once that workflow made its pod, so
+		// the start waits for it (under load a start signalled before was
+		// lost, and the runner waited a minute for its first check).
+		waitState(r, runner, "the runner's workflow started", func(workflows.RunnerState) bool { return true })
 		fakes.set(fakes.busy, name, true)
 		r.signal(a.hra, contract.SignalJob, contract.JobEvent{DeliveryID: "s1", JobID: 1, Action: "in_progress",
 			RunnerName: name, RunnerID: runnerID(name), Repository: scope.Repository})
-		runner := contract.RunnerWorkflowID(ns, name)
 		state := waitState(r, runner, "the runner busy", func(s workflows.RunnerState) bool { return s.Phase == workflows.PhaseBusy })
 		require.Equal(t, runnerID(name), state.RunnerID)
 		fakes.set(fakes.busy, name, false)
