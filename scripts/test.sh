@@ -17,14 +17,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-# Build paths out of the binaries (-trimpath), so that a fresh clone in a new
-# directory (CI's) finds its packages and test binaries in the Go build cache
-# that the last clone filled; and no DWARF in them (-ldflags=-w), a quarter of
-# each link's time. The caller's GOFLAGS come after, and win.
-case " ${GOFLAGS:-} " in
-*" -trimpath "*) ;;
-*) export GOFLAGS="-trimpath -ldflags=-w${GOFLAGS:+ $GOFLAGS}" ;;
-esac
+# shellcheck source=scripts/goflags.sh
+source "$root/scripts/goflags.sh"
 
 flags=${GO_TEST_FLAGS:--count=1 -timeout 20m}
 shards=${E2E_SHARDS:-1}

@@ -145,7 +145,7 @@ func taskStartedIdentity(ctx context.Context, tc client.Client, workflowID, runI
 	}
 	for i := len(events) - 1; i >= 0; i-- {
 		started := events[i].GetWorkflowTaskStartedEventAttributes()
-		if started != nil && events[i].GetEventTime().AsTime().Sub(startedAt).Abs() < time.Millisecond {
+		if started != nil && sameInstant(events[i].GetEventTime().AsTime(), startedAt) {
 			return started.GetIdentity(), nil
 		}
 	}
@@ -172,7 +172,7 @@ func rerunTask(ctx context.Context, tc client.Client, a StartedActivity, by func
 		}
 		at := e.GetEventTime().AsTime()
 		switch {
-		case at.Sub(a.StartedAt).Abs() < time.Millisecond && started.GetIdentity() == a.WorkerIdentity:
+		case sameInstant(at, a.StartedAt) && started.GetIdentity() == a.WorkerIdentity:
 			seen = e.GetEventId()
 		case at.After(a.StartedAt) && by(started.GetIdentity()):
 			return at, "workflow task run again", nil
@@ -181,9 +181,14 @@ func rerunTask(ctx context.Context, tc client.Client, a StartedActivity, by func
 	return time.Time{}, "", nil
 }
 
-// TaskHistory lists a workflow run's workflow task events, one a line (ID,
-// type, time, attempt, worker): what a test shows when the retry of a killed
-// worker's task is not seen.
+// sameInstant says whether a history event's time and a describe's time are
+// the same moment: the server writes both from one clock reading, and the
+// history's encoding rounds it.
+func sameInstant(a, b time.Time) bool { return a.Sub(b).Abs() < time.Millisecond }
+
+// TaskHistory lists a workflow run's events, one a line (ID, type, time, and
+// for workflow task events the worker and a failure's cause): what a test
+// shows when the retry of a killed worker's task is not seen.
 func TaskHistory(ctx context.Context, tc client.Client, workflowID, runID string) (string, error) {
 	events, err := historyOf(ctx, tc, workflowID, runID)
 	if err != nil {
