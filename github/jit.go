@@ -40,6 +40,12 @@ type JITConfig struct {
 	encoded  string
 }
 
+// NewJITConfig wraps a configuration another registration path made (a runner
+// scale set's generatejitconfig).
+func NewJITConfig(runnerID int64, encoded string) JITConfig {
+	return JITConfig{RunnerID: runnerID, encoded: encoded}
+}
+
 // Encoded returns the configuration itself, for writing into a Kubernetes Secret.
 func (c JITConfig) Encoded() string { return c.encoded }
 

@@ -16,11 +16,14 @@ TEMPORAL_CLI_VERSION=v1.5.1
 CONTROLLER_GEN_VERSION=v0.20.1
 HELM_VERSION=v3.22.0
 # promtool checks and unit-tests the alert rules in deploy/monitoring (Prometheus
-# 3.16.0; the module's versions are v0.<minor>.<patch>).
+# 3.16.0; the module's versions are v0.<minor>.<patch>). It is built without
+# Prometheus's service discovery plugins (tag remove_all_sd), which the rule
+# checks never use and which took half of its build.
 PROMTOOL_VERSION=v0.316.0
 # helm-docs writes the chart's README from the comments in values.yaml.
 HELM_DOCS_VERSION=v1.14.2
-# The server version the Temporal CLI above embeds, for TEMPORAL=cluster.
+# The server version the Temporal CLI above embeds, for TEMPORAL=cluster. Both are
+# required in tools/pins/temporal/go.mod too, which temporal_tools checks.
 TEMPORAL_SERVER_VERSION=v1.29.1
 
 log() { printf '[tools] %s\n' "$*" >&2; }
@@ -66,48 +69,54 @@ kube_tools() {
 	ln -sfn "$dir/kwok-stage" "$root/.tools/kwok-stage"
 }
 
-# go_install NAME MODULE/PKG VERSION: a single go install, cached by version.
+# go_install NAME MODULE/PKG VERSION [TAGS]: a single go install, cached by version
+# and build tags.
 go_install() {
-	local name=$1 pkg=$2 version=$3
-	local dir="$cache/$name-$version-$(go env GOVERSION)"
+	local name=$1 pkg=$2 version=$3 tags=${4:-}
+	local dir="$cache/$name-$version${tags:+-$tags}-$(go env GOVERSION)"
 	if ! have "$dir" "$name"; then
 		log "building $name $version"
 		local tmp="$dir.tmp.$$"
 		rm -rf "$tmp"; mkdir -p "$tmp"
-		GOBIN="$tmp" GOFLAGS=-trimpath go install -ldflags "-s -w" "$pkg@$version"
+		GOBIN="$tmp" GOFLAGS=-trimpath go install -tags "$tags" -ldflags "-s -w" "$pkg@$version"
 		rm -rf "$dir"; mv "$tmp" "$dir"
 	fi
 	link "$name" "$dir"
 }
 
-# temporal_cli: the Temporal CLI (its dev server runs the local stack's Temporal),
-# static as the bundled Temporal's image builds it (tools/image), so that
-# build finds every package compiled in Go's build cache and only links.
-temporal_cli() {
-	CGO_ENABLED=0 go_install temporal github.com/temporalio/cli/cmd/temporal "$TEMPORAL_CLI_VERSION"
-}
-
-# temporal_server: temporal-server and temporal-sql-tool for the Temporal cluster of
-# the local stack (TEMPORAL=cluster), with the PostgreSQL schemas of the same module
-# copied beside them (teststack applies them with temporal-sql-tool).
-temporal_server() {
-	local version=$TEMPORAL_SERVER_VERSION
-	local dir="$cache/temporal-server-$version-$(go env GOVERSION)"
-	if ! have "$dir" temporal-server temporal-sql-tool || [ ! -d "$dir/schema/postgresql/v12" ]; then
-		log "building temporal-server and temporal-sql-tool $version (cold: about 5 minutes on 2 cores)"
+# temporal_tools: the Temporal CLI (its dev server runs the local stack's Temporal)
+# and temporal-server with temporal-sql-tool (TEMPORAL=cluster), from one module
+# graph (tools/pins/temporal) in one go build, so the server's packages, which the
+# CLI embeds, compile once. Static, as the bundled Temporal's image builds the CLI
+# (tools/image), so that build finds every package compiled in Go's build cache
+# and only links. The PostgreSQL schemas of the server module are copied beside
+# the binaries (teststack applies them with temporal-sql-tool).
+temporal_tools() {
+	local pins="$root/tools/pins/temporal"
+	grep -q "github.com/temporalio/cli $TEMPORAL_CLI_VERSION\$" "$pins/go.mod" &&
+		grep -q "go.temporal.io/server $TEMPORAL_SERVER_VERSION\$" "$pins/go.mod" || {
+		log "tools/pins/temporal/go.mod must require the CLI $TEMPORAL_CLI_VERSION and the server $TEMPORAL_SERVER_VERSION"
+		return 1
+	}
+	local key
+	key=$(cat "$pins/go.mod" "$pins/go.sum" <(go version) | sha256sum | cut -c1-12)
+	local dir="$cache/temporal-$key"
+	if ! have "$dir" temporal temporal-server temporal-sql-tool || [ ! -d "$dir/schema/postgresql/v12" ]; then
+		log "building the Temporal CLI $TEMPORAL_CLI_VERSION, temporal-server and temporal-sql-tool $TEMPORAL_SERVER_VERSION (cold: about 5 minutes on 2 cores)"
 		local tmp="$dir.tmp.$$"
 		rm -rf "$tmp"; mkdir -p "$tmp"
-		GOBIN="$tmp" GOFLAGS=-trimpath go install -ldflags "-s -w" \
-			"go.temporal.io/server/cmd/server@$version" "go.temporal.io/server/cmd/tools/sql@$version"
+		(cd "$pins" && CGO_ENABLED=0 go build -trimpath -o "$tmp/" -ldflags "-s -w" \
+			github.com/temporalio/cli/cmd/temporal \
+			go.temporal.io/server/cmd/server \
+			go.temporal.io/server/cmd/tools/sql)
 		mv "$tmp/server" "$tmp/temporal-server"
 		mv "$tmp/sql" "$tmp/temporal-sql-tool"
 		mkdir -p "$tmp/schema"
-		cp -r "$(go env GOMODCACHE)/go.temporal.io/server@$version/schema/postgresql" "$tmp/schema/"
+		cp -r "$(go env GOMODCACHE)/go.temporal.io/server@$TEMPORAL_SERVER_VERSION/schema/postgresql" "$tmp/schema/"
 		chmod -R u+w "$tmp/schema" # the module cache is read-only
 		rm -rf "$dir"; mv "$tmp" "$dir"
 	fi
-	link temporal-server "$dir"
-	link temporal-sql-tool "$dir"
+	for name in temporal temporal-server temporal-sql-tool; do link "$name" "$dir"; done
 }
 
 # postgres: Debian's PostgreSQL server binaries for the Temporal cluster. teststack
@@ -146,28 +155,28 @@ browser() {
 	ln -sfn "$path" "$bin/chromium"
 }
 
+promtool() { go_install promtool github.com/prometheus/prometheus/cmd/promtool "$PROMTOOL_VERSION" remove_all_sd; }
+
 want=${1:-all}
 case "$want" in
 kube) kube_tools ;;
-temporal) temporal_cli ;;
+temporal | temporal-server) temporal_tools ;;
 controller-gen) go_install controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen "$CONTROLLER_GEN_VERSION" ;;
 helm) go_install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" ;;
-promtool) go_install promtool github.com/prometheus/prometheus/cmd/promtool "$PROMTOOL_VERSION" ;;
+promtool) promtool ;;
 helm-docs) go_install helm-docs github.com/norwoodj/helm-docs/cmd/helm-docs "$HELM_DOCS_VERSION" ;;
 chromium) browser ;;
-temporal-server) temporal_server ;;
 postgres) postgres ;;
 all)
 	# apt downloads while Go compiles; one apt at a time (dpkg holds a lock).
 	{ browser && postgres; } > "$cache/apt-install.log" 2>&1 &
 	apt_pid=$!
 	kube_tools
-	temporal_cli
+	temporal_tools
 	go_install controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen "$CONTROLLER_GEN_VERSION"
 	go_install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION"
-	go_install promtool github.com/prometheus/prometheus/cmd/promtool "$PROMTOOL_VERSION"
+	promtool
 	go_install helm-docs github.com/norwoodj/helm-docs/cmd/helm-docs "$HELM_DOCS_VERSION"
-	temporal_server
 	if ! wait "$apt_pid"; then cat "$cache/apt-install.log" >&2; exit 1; fi
 	;;
 *) echo "usage: $0 [all|kube|temporal|temporal-server|postgres|controller-gen|helm|promtool|helm-docs|chromium]" >&2; exit 2 ;;

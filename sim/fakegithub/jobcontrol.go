@@ -72,6 +72,7 @@ func (s *Server) start(j *job, rn *runner) JobEvent {
 	rn.Busy, rn.JobID = true, j.ID
 	j.Status, j.RunnerName, j.RunnerID, j.StartedAt = "in_progress", rn.Name, rn.ID, s.now()
 	s.refresh(s.runs[j.RunID])
+	s.setJobStarted(j, rn)
 	return JobEvent{Action: "in_progress", Job: j.info(), Runner: rn.info()}
 }
 
@@ -81,6 +82,11 @@ func (s *Server) start(j *job, rn *runner) JobEvent {
 func (rn *runner) canTake(j *job) bool {
 	if rn.Busy || !rn.Online {
 		return false
+	}
+	// A scale set's runner takes only the jobs assigned to its set, and a job
+	// that targets a set only a runner of it.
+	if rn.ScaleSetID != 0 || j.set.WantsSet != 0 {
+		return rn.ScaleSetID != 0 && rn.ScaleSetID == j.set.ScaleSetID
 	}
 	if strings.HasPrefix(rn.Scope, "repos/") && rn.Scope != "repos/"+j.Repo {
 		return false
@@ -173,6 +179,7 @@ func (s *Server) CompleteJob(jobID int64, conclusion string) (JobInfo, error) {
 			delete(s.runners, rn.ID)
 		}
 	}
+	s.setJobCompleted(j)
 	s.mu.Unlock()
 	s.emit(event)
 	return event.Job, nil

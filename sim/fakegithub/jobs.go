@@ -24,6 +24,8 @@ type job struct {
 	CreatedAt   time.Time
 	StartedAt   time.Time
 	CompletedAt time.Time
+	// set is the job's scale set assignment, if its labels target one.
+	set setJob
 }
 
 func (j *job) json() map[string]any {

@@ -27,6 +27,9 @@ type runner struct {
 	Online    bool
 	Busy      bool
 	JobID     int64
+	// ScaleSetID is the set whose JIT configuration made the runner: it
+	// takes that set's jobs and no others.
+	ScaleSetID int64
 }
 
 type runnerJSON struct {

@@ -95,6 +95,7 @@ func (s *Server) newJob(rn *run, name string, labels []string) *job {
 	s.nextID++
 	j := &job{ID: s.nextID, RunID: rn.ID, RunAttempt: rn.Attempt, Repo: rn.Repo, Name: name, Labels: labels, Status: "queued", CreatedAt: s.now()}
 	s.jobs[j.ID] = j
+	s.assignToSets()
 	return j
 }
 

@@ -31,6 +31,8 @@ type Server struct {
 	callsMu sync.Mutex
 	calls   []Call
 	faults  faults
+	// actions is the Actions service behind runner scale sets.
+	actions *actionsService
 	// listen hears job changes; it has its own lock so it can be set at any time.
 	listenMu sync.Mutex
 	listen   func(JobEvent)
@@ -58,6 +60,9 @@ type Options struct {
 	ListMaxAge time.Duration
 	// Addr is the listen address; empty means 127.0.0.1 on a free port.
 	Addr string
+	// Actions sets the timings and mode of the Actions service that runner
+	// scale set listeners talk to.
+	Actions ActionsOptions
 }
 
 // New starts a fake GitHub on loopback.
@@ -83,6 +88,7 @@ func New(opts Options) (*Server, error) {
 		groups:         map[string][]*RunnerGroup{},
 		listMaxAge:     opts.ListMaxAge,
 		rateLimit:      5000,
+		actions:        newActionsService(opts.Actions),
 		mux:            http.NewServeMux(),
 	}
 	s.routes()
@@ -109,6 +115,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rest, ok := strings.CutPrefix(r.URL.Path, "/api/v3"); ok {
 		r = r.Clone(r.Context())
 		r.URL.Path = rest
+	}
+	if r.URL.Path == "/actions/runner-registration" || strings.HasPrefix(r.URL.Path, actionsServicePrefix) {
+		// The Actions service has its own credentials and faults.
+		rec := &statusRecorder{ResponseWriter: w, onHeader: func(status int) { s.record(r, path, status) }}
+		s.mux.ServeHTTP(rec, r)
+		return
 	}
 	if s.applyFaults(w, r) {
 		return
@@ -153,6 +165,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /repos/{owner}/{repo}/actions/jobs/{job}/rerun", s.rerunJob)
 	s.mux.HandleFunc("GET /orgs/{org}/actions/runner-groups", s.listRunnerGroups)
 	s.mux.HandleFunc("POST /app/installations/{id}/access_tokens", s.appInstallationToken)
+	s.actionsRoutes()
 	s.controlRoutes()
 }
 
