@@ -13,11 +13,11 @@ import (
 )
 
 // Workflows call activities by the names in package calls; the worker registers
-// these three types, and Temporal names each activity after its method. A name
+// these four types, and Temporal names each activity after its method. A name
 // with no method, or a method with no name, would fail only at run time.
 func TestCallsNameEveryRegisteredActivity(t *testing.T) {
 	var methods []string
-	for _, v := range []any{&Kubernetes{}, &GitHub{}, &Workflows{}} {
+	for _, v := range []any{&Kubernetes{}, &GitHub{}, &Workflows{}, &ScaleSets{}} {
 		typ := reflect.TypeOf(v)
 		for i := 0; i < typ.NumMethod(); i++ {
 			methods = append(methods, typ.Method(i).Name)

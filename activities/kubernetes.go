@@ -14,6 +14,8 @@ import (
 
 	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/api/v1alpha1"
+	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/github/scaleset"
 )
 
 // Kubernetes holds the Kubernetes activities. Register one value with the worker.
@@ -27,6 +29,9 @@ type Kubernetes struct {
 	Defaults    PodDefaults
 	// LostJobs counts jobs lost to infrastructure (nil: not counted).
 	LostJobs *LostJobMetrics
+	// ScaleSets gives the Actions service client of a scope, which registers
+	// the runners of a runner scale set (nil: no pool joins one).
+	ScaleSets func(ctx context.Context, scope github.Scope) (*scaleset.Client, error)
 
 	accounts   kubernetesModeAccounts
 	poolTokens poolTokens

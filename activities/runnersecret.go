@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/github/scaleset"
 )
 
 // A runner's Secret holds what its pod registers with: a registration token
@@ -73,7 +74,13 @@ func (k *Kubernetes) writeJITConfig(ctx context.Context, in RunnerPodInput) (int
 	}
 	labels := append(append([]string(nil), in.Spec.Labels...), k.Defaults.CommonLabels...)
 	request := github.JITRequest{Name: in.Name, Labels: labels, Group: in.Spec.Group, WorkFolder: in.Spec.WorkDir}
-	config, err := registry.GenerateJITConfig(ctx, scope, request)
+	generate := func() (github.JITConfig, error) { return registry.GenerateJITConfig(ctx, scope, request) }
+	if in.ScaleSetID != 0 {
+		if generate, err = k.scaleSetJIT(ctx, in); err != nil {
+			return 0, err
+		}
+	}
+	config, err := generate()
 	if errors.Is(err, github.ErrConflict) {
 		if id, err := k.registeredRunnerID(ctx, in); err != nil || id != 0 {
 			return id, err
@@ -81,7 +88,7 @@ func (k *Kubernetes) writeJITConfig(ctx context.Context, in RunnerPodInput) (int
 		if err := removeStaleRegistration(ctx, registry, scope, in.Name); err != nil {
 			return 0, err
 		}
-		config, err = registry.GenerateJITConfig(ctx, scope, request)
+		config, err = generate()
 	}
 	switch {
 	case errors.Is(err, github.ErrRefused) || errors.Is(err, github.ErrNotFound):
@@ -164,4 +171,28 @@ func (k *Kubernetes) adoptTokenSecret(ctx context.Context, in RunnerPodInput, ap
 		return fmt.Errorf("adopt runner secret of %s/%s: %w", in.Namespace, in.Name, err)
 	}
 	return nil
+}
+
+// scaleSetJIT registers runners with the runner scale set's generatejitconfig,
+// in the errors of GitHub's: a name taken is github.ErrConflict, a set gone
+// github.ErrNotFound (the listener finds or makes another).
+func (k *Kubernetes) scaleSetJIT(ctx context.Context, in RunnerPodInput) (func() (github.JITConfig, error), error) {
+	if k.ScaleSets == nil {
+		return nil, errors.New("this worker has no Actions service client: runners of a scale set cannot register")
+	}
+	scope := scopeOf(in)
+	client, err := k.ScaleSets(ctx, scope)
+	if err != nil {
+		return nil, fmt.Errorf("scale set client for %s: %w", scope, err)
+	}
+	return func() (github.JITConfig, error) {
+		config, err := client.GenerateJITConfig(ctx, scope, in.ScaleSetID, in.Name, in.Spec.WorkDir)
+		switch {
+		case errors.Is(err, scaleset.ErrRunnerExists):
+			return config, fmt.Errorf("%w: %w", github.ErrConflict, err)
+		case errors.Is(err, scaleset.ErrScaleSetNotFound):
+			return config, fmt.Errorf("%w: %w", github.ErrNotFound, err)
+		}
+		return config, err
+	}, nil
 }

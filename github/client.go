@@ -119,6 +119,9 @@ func authTransport(cfg Config, base http.RoundTripper, apiURL *url.URL) (http.Ro
 	return itr, nil
 }
 
+// APIBaseURL is the REST API base this client calls.
+func (c *Client) APIBaseURL() string { return c.config.APIBaseURL() }
+
 // RunnerURL is the GITHUB_URL runners of this client register against.
 func (c *Client) RunnerURL() string { return c.config.RunnerURL() }
 

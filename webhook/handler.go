@@ -101,6 +101,11 @@ func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply r
 	if !ok {
 		return reply(http.StatusOK, "no_match", "no horizontalrunnerautoscaler to scale for this github event")
 	}
+	if match.Target.ScaleSet != "" {
+		// Counted once: the set's listener hears this job from GitHub's queue.
+		return reply(http.StatusOK, "scale_set", "the "+match.Target.Kind+" "+match.HRA.Namespace+"/"+match.Target.Name+
+			" joins runner scale set "+match.Target.ScaleSet+", whose listener hears its jobs; this delivery changes nothing")
+	}
 	spec, err := hraspec.Of(match.HRA, match.Target, s.cfg.Autoscaling)
 	if err != nil {
 		return reply(http.StatusOK, "invalid_hra", "horizontalrunnerautoscaler "+match.HRA.Namespace+"/"+match.HRA.Name+" is invalid: "+err.Error())

@@ -45,6 +45,9 @@ func (w *ResourceWatcher) upsertHRA(ctx context.Context, u *unstructured.Unstruc
 	if err := w.signalAutoscaler(ctx, &hra, spec); err != nil {
 		return w.temporalFailed(ctx, kindHRA, u, hra.UnsupportedFields(), err)
 	}
+	if err := w.refreshScaleSetOf(ctx, &hra); err != nil {
+		return w.temporalFailed(ctx, kindHRA, u, hra.UnsupportedFields(), err)
+	}
 	w.setConditions(ctx, kindHRA, u, metav1.ConditionTrue, "Accepted",
 		"the autoscaler workflow "+contract.AutoscalerWorkflowID(hra.Namespace, hra.Name)+" runs this resource", hra.UnsupportedFields())
 	return nil

@@ -58,7 +58,7 @@ func RunnerDeploymentPoolSpec(rd *v1alpha1.RunnerDeployment, runnerURL string) (
 	if err != nil {
 		return workflows.PoolSpec{}, err
 	}
-	return workflows.PoolSpec{
+	return withScaleSet(rd.Annotations, workflows.PoolSpec{
 		Namespace: rd.Namespace, Kind: v1alpha1.KindRunnerDeployment, Name: rd.Name, Generation: rd.Generation,
 		Replicas: rd.Spec.DesiredReplicas(), Ephemeral: tpl.Spec.IsEphemeral(), Scope: hraspec.ScopeOf(rd.Namespace, tpl.Spec.RunnerConfig),
 		TemplateHash: hash, RerunLostJobs: reruns,
@@ -66,7 +66,7 @@ func RunnerDeploymentPoolSpec(rd *v1alpha1.RunnerDeployment, runnerURL string) (
 			Owner: owner(v1alpha1.KindRunnerDeployment, rd.ObjectMeta), Labels: tpl.Labels, Annotations: tpl.Annotations,
 			Spec: tpl.Spec, GitHubURL: runnerURL, JIT: jit,
 		},
-	}, nil
+	})
 }
 
 // RunnerSetPoolSpec builds the pool spec of a RunnerSet.
@@ -92,7 +92,7 @@ func RunnerSetPoolSpec(rs *v1alpha1.RunnerSet, runnerURL string) (workflows.Pool
 			return workflows.PoolSpec{}, err
 		}
 	}
-	return workflows.PoolSpec{
+	return withScaleSet(rs.Annotations, workflows.PoolSpec{
 		VolumeHash: volumeHash,
 		Namespace:  rs.Namespace, Kind: v1alpha1.KindRunnerSet, Name: rs.Name, Generation: rs.Generation,
 		Replicas: rs.Spec.DesiredReplicas(), Ephemeral: rs.Spec.IsEphemeral(), Scope: hraspec.ScopeOf(rs.Namespace, rs.Spec.RunnerConfig),
@@ -101,5 +101,21 @@ func RunnerSetPoolSpec(rs *v1alpha1.RunnerSet, runnerURL string) (workflows.Pool
 			Owner: owner(v1alpha1.KindRunnerSet, rs.ObjectMeta), Labels: sts.Template.Labels, Annotations: sts.Template.Annotations,
 			Spec: activities.RunnerSetPodSpec(&rs.Spec), GitHubURL: runnerURL, StatefulSet: &sts, JIT: jit,
 		},
-	}, nil
+	})
+}
+
+// withScaleSet joins the pool's runners to the runner scale set its
+// annotations name (v1alpha1.ScaleSetAnnotation): JIT runners of the set, and
+// a template hash that rolls the pool when the set changes.
+func withScaleSet(annotations map[string]string, spec workflows.PoolSpec) (workflows.PoolSpec, error) {
+	ref, ok, err := v1alpha1.ScaleSetOf(annotations, spec.Ephemeral)
+	if err != nil || !ok {
+		return spec, err
+	}
+	hash, err := templateHash(spec.TemplateHash, ref)
+	if err != nil {
+		return workflows.PoolSpec{}, err
+	}
+	spec.ScaleSet, spec.Runner.JIT, spec.TemplateHash = &ref, true, hash
+	return spec, nil
 }

@@ -212,6 +212,9 @@ func (w *ResourceWatcher) upsert(ctx context.Context, kind string, u *unstructur
 	if err != nil {
 		return w.temporalFailed(ctx, kind, u, nil, fmt.Errorf("signal the pool workflow %s: %w", id, err))
 	}
+	if err := w.scaleSetFollows(ctx, kind, u, spec); err != nil {
+		return w.temporalFailed(ctx, kind, u, nil, err)
+	}
 	if err := activities.EnsurePoolFinalizer(ctx, w.Dynamic, kind, u); err != nil {
 		log.Warn("cannot add arcflow's finalizer: deleting the resource would not wait for its busy runners", "error", err)
 	}
@@ -223,6 +226,9 @@ func (w *ResourceWatcher) upsert(ctx context.Context, kind string, u *unstructur
 // pool workflow running for it, nothing holds runners, and arcflow's
 // finalizer goes at once.
 func (w *ResourceWatcher) poolDeleting(ctx context.Context, kind string, u *unstructured.Unstructured) error {
+	if err := w.stopScaleSet(ctx, kind, u.GetNamespace(), u.GetName()); err != nil {
+		return w.temporalFailed(ctx, kind, u, nil, err)
+	}
 	id := contract.PoolWorkflowID(u.GetNamespace(), kind, u.GetName())
 	err := w.Temporal.SignalWorkflow(ctx, id, "", contract.SignalDelete, nil)
 	var notFound *serviceerror.NotFound
@@ -278,6 +284,9 @@ func (w *ResourceWatcher) deleted(ctx context.Context, key resourceKey) error {
 	var notFound *serviceerror.NotFound
 	if err != nil && !errors.As(err, &notFound) {
 		return fmt.Errorf("signal delete to the workflow %s: %w", id, err)
+	}
+	if key.kind != kindHRA {
+		return w.stopScaleSet(ctx, key.kind, key.namespace, key.name)
 	}
 	return nil
 }

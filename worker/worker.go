@@ -14,7 +14,7 @@ import (
 
 // New builds the Temporal worker of arcflow's task queue, with every workflow and
 // the given activities registered.
-func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub) sdkworker.Worker {
+func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub, sets *activities.ScaleSets) sdkworker.Worker {
 	w := sdkworker.New(c, contract.TaskQueue, sdkworker.Options{
 		// A burst starts one runner workflow and activity per job at once. With
 		// Temporal's default of two pollers most tasks miss a waiting poller and
@@ -35,8 +35,13 @@ func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub) sd
 	w.RegisterWorkflow(workflows.PoolWorkflow)
 	w.RegisterWorkflow(workflows.AutoscalerWorkflow)
 	w.RegisterWorkflow(workflows.RerunWorkflow)
+	w.RegisterWorkflow(workflows.ScaleSetWorkflow)
 	w.RegisterActivity(kube)
 	w.RegisterActivity(gh)
+	if sets == nil {
+		sets = &activities.ScaleSets{} // its activities fail: no pool joins a scale set
+	}
+	w.RegisterActivity(sets)
 	w.RegisterActivity(&activities.Workflows{Client: c})
 	return w
 }

@@ -44,6 +44,7 @@ func AutoscalerWorkflow(ctx workflow.Context, in AutoscalerInput) error {
 	a.specs = workflow.GetSignalChannel(ctx, contract.SignalSpec)
 	a.forces = workflow.GetSignalChannel(ctx, contract.SignalForceScale)
 	a.deletes = workflow.GetSignalChannel(ctx, contract.SignalDelete)
+	a.scaleSets = workflow.GetSignalChannel(ctx, contract.SignalScaleSet)
 	a.readyTimes = readyTimeChannel(ctx)
 	if err := workflow.SetQueryHandler(ctx, contract.QueryState, func() (AutoscalerState, error) { return a.state, nil }); err != nil {
 		return err
@@ -67,6 +68,8 @@ func AutoscalerWorkflow(ctx workflow.Context, in AutoscalerInput) error {
 type autoscalerRun struct {
 	state                                 AutoscalerState
 	jobs, batches, specs, forces, deletes workflow.ReceiveChannel
+	// scaleSets brings a scale set listener's messages (autoscaler_scaleset.go).
+	scaleSets workflow.ReceiveChannel
 	readyTimes                            workflow.ReceiveChannel
 	// warmOn: this decision keeps an auto buffer (withWarm).
 	warmOn bool
@@ -135,7 +138,7 @@ func (a *autoscalerRun) decide(ctx workflow.Context) time.Time {
 
 	in := DesiredInput{
 		Now: now, Min: minReplicas, Max: spec.Max, Suggested: s.Suggested,
-		Reserved: len(s.Reservations.Active) + manualReservations(spec, s.ReleasedCapacity, now, &wake), IdleRunners: spec.IdleRunners,
+		Reserved: a.reserved() + manualReservations(spec, s.ReleasedCapacity, now, &wake), IdleRunners: spec.IdleRunners,
 		PreviousDesired: s.Desired, LastScaleOut: s.LastScaleOut, ScaleDownDelay: spec.ScaleDownDelay, Force: s.Force,
 	}
 	a.withWarm(ctx, &in, schedule, &wake)

@@ -45,6 +45,12 @@ func (a *autoscalerRun) listen(ctx workflow.Context, sel workflow.Selector) {
 		a.woke = true
 		a.state.Deleting = true
 	})
+	sel.AddReceive(a.scaleSets, func(c workflow.ReceiveChannel, _ bool) {
+		var m contract.ScaleSetMessage
+		c.Receive(ctx, &m)
+		a.woke = true
+		a.onScaleSet(ctx, m)
+	})
 	a.listenWarm(ctx, sel)
 }
 
@@ -91,7 +97,10 @@ func (a *autoscalerRun) drainSignals(ctx workflow.Context) {
 		var batch []contract.JobEvent
 		var spec contract.AutoscalerSpec
 		var f ForceScale
+		var m contract.ScaleSetMessage
 		switch {
+		case a.scaleSets.ReceiveAsync(&m):
+			a.onScaleSet(ctx, m)
 		case a.jobs.ReceiveAsync(&ev):
 			a.state.Pending = append(a.state.Pending, ev)
 		case a.batches.ReceiveAsync(&batch):

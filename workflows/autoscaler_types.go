@@ -58,6 +58,18 @@ type AutoscalerState struct {
 	// of the HRA's capacityReservations, by job ID, with the expiry written
 	// (handback.go).
 	HandedBack map[int64]time.Time `json:",omitempty"`
+	// ScaleSet is the demand of the pool's runner scale set, from its
+	// listener; set, it stands for the reservations (autoscaler_scaleset.go).
+	ScaleSet *ScaleSetDemand `json:",omitempty"`
+}
+
+// ScaleSetDemand is the last level a scale set's listener sent.
+type ScaleSetDemand struct {
+	ScaleSetID int64
+	MessageID  int64 `json:",omitempty"`
+	// Assigned is the service's totalAssignedJobs: jobs waiting and running.
+	Assigned int
+	At       time.Time
 }
 
 // HRAStatus is written back to the HorizontalRunnerAutoscaler's status.

@@ -51,6 +51,7 @@ func PoolWorkflow(ctx workflow.Context, in PoolInput) error {
 	p.deletes = workflow.GetSignalChannel(ctx, contract.SignalDelete)
 	p.registered = workflow.GetSignalChannel(ctx, contract.SignalRunnerRegistered)
 	p.done = workflow.GetSignalChannel(ctx, contract.SignalRunnerDone)
+	p.scaleSetIDs = workflow.GetSignalChannel(ctx, contract.SignalScaleSetID)
 	if err := workflow.SetQueryHandler(ctx, contract.QueryState, func() (PoolState, error) { return p.state, nil }); err != nil {
 		return err
 	}
@@ -92,6 +93,8 @@ func PoolWorkflow(ctx workflow.Context, in PoolInput) error {
 type poolRun struct {
 	state                                    PoolState
 	specs, scales, deletes, registered, done workflow.ReceiveChannel
+	// scaleSetIDs brings the scale set id from the pool's listener.
+	scaleSetIDs workflow.ReceiveChannel
 	events                                   []string
 	// starting holds runner starts not yet confirmed; the pool waits for them only
 	// before continue-as-new, so creating many runners is one round trip.
@@ -128,7 +131,7 @@ func (p *poolRun) view(ctx workflow.Context, busy map[string]bool) PoolView {
 	s := &p.state
 	v := PoolView{
 		Desired: s.Desired(), Held: s.Desired() - s.Demand(), TemplateHash: s.Spec.TemplateHash, Ephemeral: s.Spec.Ephemeral,
-		CreateNotBefore: s.CreateNotBefore,
+		CreateNotBefore: s.CreateNotBefore, WaitingForScaleSet: s.Spec.ScaleSet != nil && s.ScaleSetID == 0,
 		MaxSurge:        (s.Desired() + 1) / 2, DemandSurge: (s.Demand() + 1) / 2, Now: workflow.Now(ctx), Busy: busy,
 	}
 	if s.Scale != nil && !s.Deleting {

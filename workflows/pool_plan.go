@@ -48,6 +48,9 @@ type PoolView struct {
 	TemplateHash    string
 	Ephemeral       bool
 	CreateNotBefore time.Time
+	// WaitingForScaleSet: the runners join a scale set whose id the pool has
+	// not heard yet, so none can be created.
+	WaitingForScaleSet bool
 	// ReplaceNotBefore defers creation for CompletionGrace after a job finished.
 	ReplaceNotBefore time.Time
 	// Unheard runners ended after their jobs before the autoscaler counted
@@ -213,6 +216,7 @@ func planPool(v PoolView) PoolPlan {
 		return plan
 	}
 	switch {
+	case v.WaitingForScaleSet: // the scale-set-id signal wakes the pool
 	case v.Now.Before(v.CreateNotBefore):
 		plan.WakeAt = v.CreateNotBefore
 	case v.Now.Before(v.ReplaceNotBefore):

@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/arcflow/arcflow/api/v1alpha1"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // Registration-timeout backoff: 10 s after the first failure, doubling to 10 min.
@@ -38,6 +39,11 @@ func (p *poolRun) listen(ctx workflow.Context, sel workflow.Selector) {
 		var d RunnerDone
 		c.Receive(ctx, &d)
 		p.onDone(ctx, d)
+	})
+	sel.AddReceive(p.scaleSetIDs, func(c workflow.ReceiveChannel, _ bool) {
+		var id contract.ScaleSetID
+		c.Receive(ctx, &id)
+		p.onScaleSetID(ctx, id)
 	})
 }
 
@@ -188,7 +194,10 @@ func (p *poolRun) drainSignals(ctx workflow.Context) {
 		var scale ScaleRequest
 		var reg RunnerRegistered
 		var done RunnerDone
+		var scaleSet contract.ScaleSetID
 		switch {
+		case p.scaleSetIDs.ReceiveAsync(&scaleSet):
+			p.onScaleSetID(ctx, scaleSet)
 		case p.specs.ReceiveAsync(&spec):
 			p.onSpec(ctx, spec)
 		case p.scales.ReceiveAsync(&scale):

@@ -125,6 +125,9 @@ func (p *poolRun) runnerInput(ctx workflow.Context, name string, registrationOnl
 	pod := spec.Runner
 	pod.Name, pod.Namespace, pod.Pool, pod.Kind, pod.TemplateHash = name, spec.Namespace, spec.Name, spec.Kind, spec.TemplateHash
 	pod.VolumeSlot = p.state.volumeOf(name)
+	if spec.ScaleSet != nil {
+		pod.JIT, pod.ScaleSetID = true, p.state.ScaleSetID
+	}
 	return RunnerInput{
 		Pod: pod, Scope: spec.Scope, Ephemeral: spec.Ephemeral, Timings: spec.RunnerTimings,
 		PoolWorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, RegistrationOnly: registrationOnly,

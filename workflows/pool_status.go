@@ -82,6 +82,7 @@ func (p *poolRun) currentStatus(ctx workflow.Context) PoolStatus {
 	}
 	status = p.withWarm(workflow.Now(ctx), status)
 	status.TakenOver = p.takenOverStatus(ctx)
+	status.ScaleSetID = s.ScaleSetID
 	return status
 }
 

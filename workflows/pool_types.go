@@ -42,6 +42,10 @@ type PoolSpec struct {
 	// StatusInterval paces status writes of changed counts
 	// (DefaultPoolStatusInterval when zero; see pool_status.go).
 	StatusInterval time.Duration `json:",omitempty"`
+	// ScaleSet is the runner scale set the runners join
+	// (arcflow.dev/scale-set); the pool creates none until its listener gives
+	// the set's id (pool_scaleset.go).
+	ScaleSet *v1alpha1.ScaleSetRef `json:",omitempty"`
 }
 
 // ScaleRequest is the autoscaler's scale signal: replicas and the effective time of
@@ -165,6 +169,8 @@ type PoolState struct {
 	Volumes []VolumeSlot `json:",omitempty"`
 	// Warm holds the runners' times to ready and the idle runner-seconds.
 	Warm PoolWarm `json:",omitzero"`
+	// ScaleSetID is the id of Spec.ScaleSet, from its listener.
+	ScaleSetID int64 `json:",omitempty"`
 }
 
 // Desired is the replica count the pool converges to.

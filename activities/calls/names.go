@@ -43,3 +43,12 @@ const (
 	SignalWorkflow          = "SignalWorkflow"
 	StartWorkflows          = "StartWorkflows"
 )
+
+// Methods of *activities.ScaleSets: the Actions service calls of a runner
+// scale set's listener.
+const (
+	EnsureScaleSet       = "EnsureScaleSet"
+	OpenScaleSetSession  = "OpenScaleSetSession"
+	PollScaleSet         = "PollScaleSet"
+	CloseScaleSetSession = "CloseScaleSetSession"
+)

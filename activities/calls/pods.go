@@ -100,6 +100,9 @@ type RunnerPodInput struct {
 	// starts its pod from ACTIONS_RUNNER_INPUT_JITCONFIG instead of a token
 	// (v1alpha1.JITConfigAnnotation).
 	JIT bool `json:",omitempty"`
+	// ScaleSetID, with JIT, registers the runner with that runner scale set's
+	// generatejitconfig: only its runners take the set's jobs.
+	ScaleSetID int64 `json:",omitempty"`
 	// VolumeSlot is the RunnerSet volume slot the runner mounts; nil without one
 	// (a RunnerDeployment, or a RunnerSet whose pool predates volume slots,
 	// whose StatefulSet then makes claims that go with it).

@@ -41,6 +41,9 @@ type PoolStatus struct {
 	// Warm is the warm buffer of an autoscaler with arcflow.dev/idle-runners:
 	// auto, and its idle runner-seconds; omitted for other pools.
 	Warm v1alpha1.PoolWarmStatus `json:"warm,omitzero"`
+	// ScaleSetID is the runner scale set the pool's runners join; omitted
+	// without one (v1alpha1.ScaleSetStatus).
+	ScaleSetID int64 `json:"scaleSetId,omitempty"`
 }
 
 // PoolStatusInput names the resource, its new status and the events to record.

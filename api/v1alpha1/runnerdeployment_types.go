@@ -50,6 +50,7 @@ type RunnerDeploymentStatus struct {
 	Replicas             *int `json:"replicas,omitempty"`
 	FailingRunnersStatus `json:",inline"`
 	TakenOverStatus      `json:",inline"`
+	ScaleSetStatus       `json:",inline"`
 	// Warm is the warm buffer of the autoscaler's arcflow.dev/idle-runners:
 	// auto, and the idle runner-seconds it cost (beyond ARC).
 	// +optional

@@ -50,6 +50,7 @@ type RunnerSetStatus struct {
 	VolumesFree          *int `json:"volumesFree,omitempty"`
 	FailingRunnersStatus `json:",inline"`
 	TakenOverStatus      `json:",inline"`
+	ScaleSetStatus       `json:",inline"`
 	// Warm is the warm buffer of the autoscaler's arcflow.dev/idle-runners:
 	// auto, and the idle runner-seconds it cost (beyond ARC).
 	// +optional

@@ -13,6 +13,7 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/github/scaleset"
 	"github.com/arcflow/arcflow/internal/credentials"
 	"github.com/arcflow/arcflow/worker"
 )
@@ -84,11 +85,19 @@ func newWorkerPart(p *process, common *commonFlags, flags *workerFlags) (*worker
 	}
 	// One client per githubAPICredentialsFrom Secret, beside the worker's own.
 	creds := &credentials.Resolver{Kube: kube, Worker: ghConfig, Options: ghOptions, Log: p.log}
+	// One Actions service client per credential set, for runner scale sets.
+	scaleSets := &scaleset.Clients{Resolve: func(ctx context.Context, ref string) (*github.Client, error) {
+		if ref == "" {
+			return gh, nil
+		}
+		return creds.For(ctx, ref)
+	}}
 	worker.SetStickyCacheSize(flags.stickyCacheSize)
 	w := worker.New(p.temporal,
 		&activities.Kubernetes{Client: kube, Dynamic: p.dynamic, Tokens: gh, Credentials: creds, Defaults: flags.podDefaults,
-			LostJobs: activities.NewLostJobMetrics(p.reg)},
-		&activities.GitHub{Registry: gh, Jobs: gh, Reruns: gh, Credentials: creds})
+			LostJobs: activities.NewLostJobMetrics(p.reg), ScaleSets: scaleSets.For},
+		&activities.GitHub{Registry: gh, Jobs: gh, Reruns: gh, Credentials: creds},
+		&activities.ScaleSets{Clients: scaleSets.For})
 	return &workerPart{p: p, kube: kube, common: common, flags: flags, gh: gh, creds: creds, worker: w, metrics: worker.NewResourceMetrics(p.reg), arc: arc}, nil
 }
 

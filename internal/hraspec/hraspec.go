@@ -18,15 +18,19 @@ import (
 type Target struct {
 	Kind, Name string
 	Config     v1alpha1.RunnerConfig
+	// ScaleSet is the runner scale set the target's runners join
+	// (v1alpha1.ScaleSetAnnotation); its listener, not webhooks, brings its jobs.
+	ScaleSet string
 }
 
 // TargetOfRunnerDeployment and TargetOfRunnerSet read a target's runner config.
 func TargetOfRunnerDeployment(rd *v1alpha1.RunnerDeployment) Target {
-	return Target{Kind: v1alpha1.KindRunnerDeployment, Name: rd.Name, Config: rd.Spec.Template.Spec.RunnerConfig}
+	return Target{Kind: v1alpha1.KindRunnerDeployment, Name: rd.Name, Config: rd.Spec.Template.Spec.RunnerConfig,
+		ScaleSet: rd.Annotations[v1alpha1.ScaleSetAnnotation]}
 }
 
 func TargetOfRunnerSet(rs *v1alpha1.RunnerSet) Target {
-	return Target{Kind: v1alpha1.KindRunnerSet, Name: rs.Name, Config: rs.Spec.RunnerConfig}
+	return Target{Kind: v1alpha1.KindRunnerSet, Name: rs.Name, Config: rs.Spec.RunnerConfig, ScaleSet: rs.Annotations[v1alpha1.ScaleSetAnnotation]}
 }
 
 // Options are the process-wide autoscaling settings (ARC's flags).

@@ -1,0 +1,223 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
+	"github.com/arcflow/arcflow/github/registry"
+	"github.com/arcflow/arcflow/workflows/contract"
+)
+
+var scaleSets *activities.ScaleSets
+
+const (
+	listenerHRA  = "hra/ci/linux"
+	listenerPool = "pool/ci/runnerdeployment/linux"
+)
+
+func listenerSpec() ScaleSetSpec {
+	return ScaleSetSpec{Namespace: "ci", Kind: "RunnerDeployment", Pool: "linux", Scope: registry.Scope{Organization: "octo"},
+		Name: "arc-linux", Labels: []string{"arc-linux"}, MaxRunners: 10, Autoscaler: listenerHRA}
+}
+
+// listenerTest runs a listener against scripted polls: each poll takes the
+// next of polls (ending the script deletes the listener); what it sent the
+// autoscaler and the pool is kept.
+type listenerTest struct {
+	testsuite.WorkflowTestSuite
+	env    *testsuite.TestWorkflowEnvironment
+	mu     sync.Mutex
+	polls  []calls.PollScaleSetInput
+	sent   []contract.ScaleSetMessage
+	told   []contract.ScaleSetID
+	closed []string
+}
+
+func newListenerTest(t *testing.T, script []calls.PollScaleSetOutput) *listenerTest {
+	return newListenerTestWith(t, func(lt *listenerTest, polls int) (calls.PollScaleSetOutput, error) {
+		if polls > len(script) {
+			lt.env.SignalWorkflow(contract.SignalDelete, nil)
+			return calls.PollScaleSetOutput{}, nil
+		}
+		return script[polls-1], nil
+	})
+}
+
+// newListenerTestWith answers the n-th poll (from 1) with poll.
+func newListenerTestWith(_ *testing.T, poll func(lt *listenerTest, n int) (calls.PollScaleSetOutput, error)) *listenerTest {
+	lt := &listenerTest{}
+	lt.env = lt.NewTestWorkflowEnvironment()
+	lt.env.OnActivity(scaleSets.EnsureScaleSet, mock.Anything, mock.Anything).Return(calls.EnsureScaleSetOutput{ID: 7, RunnerGroupID: 1, Created: true}, nil)
+	lt.env.OnActivity(scaleSets.OpenScaleSetSession, mock.Anything, mock.Anything).Return(
+		calls.OpenScaleSetSessionOutput{SessionID: "s1", Statistics: calls.ScaleSetStatistics{Assigned: 2}}, nil)
+	lt.env.OnActivity(scaleSets.CloseScaleSetSession, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in calls.CloseScaleSetSessionInput) error {
+			lt.mu.Lock()
+			defer lt.mu.Unlock()
+			lt.closed = append(lt.closed, in.SessionID)
+			return nil
+		})
+	lt.env.OnActivity(scaleSets.PollScaleSet, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in calls.PollScaleSetInput) (calls.PollScaleSetOutput, error) {
+			lt.mu.Lock()
+			defer lt.mu.Unlock()
+			lt.polls = append(lt.polls, in)
+			return poll(lt, len(lt.polls))
+		})
+	lt.env.OnSignalExternalWorkflow(mock.Anything, listenerHRA, "", contract.SignalScaleSet, mock.Anything).Return(
+		func(_, _, _, _ string, arg any) error {
+			lt.mu.Lock()
+			defer lt.mu.Unlock()
+			lt.sent = append(lt.sent, arg.(contract.ScaleSetMessage))
+			return nil
+		})
+	lt.env.OnSignalExternalWorkflow(mock.Anything, listenerPool, "", contract.SignalScaleSetID, mock.Anything).Return(
+		func(_, _, _, _ string, arg any) error {
+			lt.mu.Lock()
+			defer lt.mu.Unlock()
+			lt.told = append(lt.told, arg.(contract.ScaleSetID))
+			return nil
+		})
+	return lt
+}
+
+func message(id int64, assigned int, jobs ...calls.ScaleSetJob) calls.PollScaleSetOutput {
+	return calls.PollScaleSetOutput{Message: &calls.ScaleSetQueueMessage{ID: id, Statistics: calls.ScaleSetStatistics{Assigned: assigned}, Jobs: jobs}}
+}
+
+func TestAListenerRecordsEachMessageBeforeItIsDeleted(t *testing.T) {
+	lt := newListenerTest(t, []calls.PollScaleSetOutput{
+		message(100, 1, calls.ScaleSetJob{Type: "JobAssigned", JobID: "j1"}),
+		message(101, 1, calls.ScaleSetJob{Type: "JobStarted", JobID: "j1", RunnerName: "linux-a", RunnerID: 5}),
+		message(102, 0, calls.ScaleSetJob{Type: "JobCompleted", JobID: "j1", RunnerName: "linux-a", RunnerID: 5, Result: "succeeded"}),
+	})
+	lt.env.ExecuteWorkflow(ScaleSetWorkflow, ScaleSetInput{Spec: listenerSpec()})
+	require.True(t, lt.env.IsWorkflowCompleted())
+	require.NoError(t, lt.env.GetWorkflowError())
+
+	require.Equal(t, []contract.ScaleSetID{{ID: 7, Name: "arc-linux"}}, lt.told, "the pool learns its set's id")
+	require.Len(t, lt.polls, 4)
+	for i, want := range []struct{ last, ack int64 }{{0, 0}, {100, 100}, {101, 101}, {102, 102}} {
+		require.Equal(t, want.last, lt.polls[i].LastMessageID, "poll %d's cursor", i)
+		require.Equal(t, want.ack, lt.polls[i].AckMessageID, "poll %d deletes the message recorded before it", i)
+		require.Equal(t, 10, lt.polls[i].MaxCapacity)
+	}
+	require.True(t, lt.polls[0].AcquireListed, "a new session acquires what waits")
+	require.False(t, lt.polls[1].AcquireListed)
+
+	require.Len(t, lt.sent, 4, "the session's statistics, then one signal per message")
+	require.Equal(t, 2, lt.sent[0].Assigned, "the level from the session's statistics")
+	require.Equal(t, []int{1, 1, 0}, []int{lt.sent[1].Assigned, lt.sent[2].Assigned, lt.sent[3].Assigned})
+	require.Empty(t, lt.sent[1].Events, "an assignment is in the level, not an event")
+	require.Equal(t, "in_progress", lt.sent[2].Events[0].Action)
+	require.Equal(t, "linux-a", lt.sent[2].Events[0].RunnerName)
+	require.Equal(t, contract.ScaleSetJobKey("j1"), lt.sent[2].Events[0].JobID)
+	require.Equal(t, "completed", lt.sent[3].Events[0].Action)
+	require.Equal(t, "success", lt.sent[3].Events[0].Conclusion)
+	require.Equal(t, []string{"s1"}, lt.closed, "deleting the listener closes its session")
+}
+
+func TestARedeliveredStartIsNotSentTwice(t *testing.T) {
+	started := calls.ScaleSetJob{Type: "JobStarted", JobID: "j1", RunnerName: "linux-a", RunnerID: 5}
+	lt := newListenerTest(t, []calls.PollScaleSetOutput{
+		message(100, 1, calls.ScaleSetJob{Type: "JobAssigned", JobID: "j1"}, started),
+		message(101, 1, started, calls.ScaleSetJob{Type: "JobAssigned", JobID: "j1"}),
+	})
+	lt.env.ExecuteWorkflow(ScaleSetWorkflow, ScaleSetInput{Spec: listenerSpec()})
+	require.NoError(t, lt.env.GetWorkflowError())
+	var starts int
+	for _, m := range lt.sent {
+		starts += len(m.Events)
+	}
+	require.Equal(t, 1, starts, "the same start twice, and a stale assignment after it, change nothing")
+}
+
+func TestAWithdrawnJobIsNoEnd(t *testing.T) {
+	lt := newListenerTest(t, []calls.PollScaleSetOutput{
+		message(100, 1, calls.ScaleSetJob{Type: "JobAssigned", JobID: "j1"}),
+		message(101, 0, calls.ScaleSetJob{Type: "JobCompleted", JobID: "j1", Result: "canceled"}),
+	})
+	lt.env.ExecuteWorkflow(ScaleSetWorkflow, ScaleSetInput{Spec: listenerSpec()})
+	require.NoError(t, lt.env.GetWorkflowError())
+	require.Empty(t, lt.sent[2].Events, "no runner took it: the service assigns it again")
+}
+
+func TestASessionConflictIsWaitedOutOnTimers(t *testing.T) {
+	lt := &listenerTest{}
+	lt.env = lt.NewTestWorkflowEnvironment()
+	var opens []time.Time
+	lt.env.OnActivity(scaleSets.EnsureScaleSet, mock.Anything, mock.Anything).Return(calls.EnsureScaleSetOutput{ID: 7, RunnerGroupID: 1}, nil)
+	lt.env.OnActivity(scaleSets.OpenScaleSetSession, mock.Anything, mock.Anything).Return(
+		func(context.Context, calls.OpenScaleSetSessionInput) (calls.OpenScaleSetSessionOutput, error) {
+			opens = append(opens, lt.env.Now())
+			if len(opens) <= 4 {
+				return calls.OpenScaleSetSessionOutput{Conflict: true}, nil
+			}
+			return calls.OpenScaleSetSessionOutput{SessionID: "s2"}, nil
+		})
+	lt.env.OnActivity(scaleSets.PollScaleSet, mock.Anything, mock.Anything).Return(
+		func(context.Context, calls.PollScaleSetInput) (calls.PollScaleSetOutput, error) {
+			lt.env.SignalWorkflow(contract.SignalDelete, nil)
+			return calls.PollScaleSetOutput{}, nil
+		})
+	lt.env.OnActivity(scaleSets.CloseScaleSetSession, mock.Anything, mock.Anything).Return(nil)
+	lt.env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", mock.Anything, mock.Anything).Return(nil)
+	lt.env.ExecuteWorkflow(ScaleSetWorkflow, ScaleSetInput{Spec: listenerSpec()})
+	require.NoError(t, lt.env.GetWorkflowError())
+	require.Len(t, opens, 5)
+	var waits []time.Duration
+	for i := 1; i < len(opens); i++ {
+		waits = append(waits, opens[i].Sub(opens[i-1]).Round(time.Second))
+	}
+	require.Equal(t, []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second}, waits, "backoff from 5 s, doubling")
+}
+
+func TestADeletedSetIsFoundAgainAndTheCursorStartsOver(t *testing.T) {
+	lt := newListenerTest(t, []calls.PollScaleSetOutput{
+		message(100, 1, calls.ScaleSetJob{Type: "JobAssigned", JobID: "j1"}),
+		{SetGone: true},
+		message(5, 1, calls.ScaleSetJob{Type: "JobAssigned", JobID: "j1"}),
+	})
+	lt.env.ExecuteWorkflow(ScaleSetWorkflow, ScaleSetInput{Spec: listenerSpec()})
+	require.NoError(t, lt.env.GetWorkflowError())
+	require.Equal(t, int64(0), lt.polls[2].LastMessageID, "the new set's queue starts over")
+	require.Equal(t, int64(0), lt.polls[2].AckMessageID, "nothing of the old queue is deleted")
+	require.Equal(t, int64(5), lt.polls[3].LastMessageID)
+}
+
+func TestALostSessionIsOpenedAgain(t *testing.T) {
+	lt := newListenerTest(t, []calls.PollScaleSetOutput{
+		message(100, 1),
+		{SessionLost: true},
+	})
+	lt.env.ExecuteWorkflow(ScaleSetWorkflow, ScaleSetInput{Spec: listenerSpec()})
+	require.NoError(t, lt.env.GetWorkflowError())
+	require.Equal(t, int64(100), lt.polls[2].LastMessageID, "the cursor stays with a new session of the same set")
+	require.True(t, lt.polls[2].AcquireListed)
+}
+
+func TestAFailedPollIsRetriedOnATimer(t *testing.T) {
+	var failedAt []time.Time
+	lt := newListenerTestWith(t, func(lt *listenerTest, n int) (calls.PollScaleSetOutput, error) {
+		if n <= 3 { // every attempt of the first poll activity
+			failedAt = append(failedAt, lt.env.Now())
+			return calls.PollScaleSetOutput{}, errors.New("connection refused")
+		}
+		lt.env.SignalWorkflow(contract.SignalDelete, nil)
+		return calls.PollScaleSetOutput{}, nil
+	})
+	lt.env.ExecuteWorkflow(ScaleSetWorkflow, ScaleSetInput{Spec: listenerSpec()})
+	require.NoError(t, lt.env.GetWorkflowError())
+	require.Len(t, lt.polls, 4, "a poll whose retries are spent is polled again")
+	require.Equal(t, lt.polls[0].LastMessageID, lt.polls[3].LastMessageID, "with the same cursor")
+	require.GreaterOrEqual(t, lt.env.Now().Sub(failedAt[2]), sessionConflictFirstWait, "after a wait on a timer")
+}
