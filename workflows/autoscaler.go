@@ -69,8 +69,8 @@ type autoscalerRun struct {
 	state                                 AutoscalerState
 	jobs, batches, specs, forces, deletes workflow.ReceiveChannel
 	// scaleSets brings a scale set listener's messages (autoscaler_scaleset.go).
-	scaleSets workflow.ReceiveChannel
-	readyTimes                            workflow.ReceiveChannel
+	scaleSets  workflow.ReceiveChannel
+	readyTimes workflow.ReceiveChannel
 	// warmOn: this decision keeps an auto buffer (withWarm).
 	warmOn bool
 	// woke: a signal or the timer asks for a decision (wait).

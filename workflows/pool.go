@@ -95,7 +95,7 @@ type poolRun struct {
 	specs, scales, deletes, registered, done workflow.ReceiveChannel
 	// scaleSetIDs brings the scale set id from the pool's listener.
 	scaleSetIDs workflow.ReceiveChannel
-	events                                   []string
+	events      []string
 	// starting holds runner starts not yet confirmed; the pool waits for them only
 	// before continue-as-new, so creating many runners is one round trip.
 	starting []pendingStart
@@ -132,7 +132,7 @@ func (p *poolRun) view(ctx workflow.Context, busy map[string]bool) PoolView {
 	v := PoolView{
 		Desired: s.Desired(), Held: s.Desired() - s.Demand(), TemplateHash: s.Spec.TemplateHash, Ephemeral: s.Spec.Ephemeral,
 		CreateNotBefore: s.CreateNotBefore, WaitingForScaleSet: s.Spec.ScaleSet != nil && s.ScaleSetID == 0,
-		MaxSurge:        (s.Desired() + 1) / 2, DemandSurge: (s.Demand() + 1) / 2, Now: workflow.Now(ctx), Busy: busy,
+		MaxSurge: (s.Desired() + 1) / 2, DemandSurge: (s.Demand() + 1) / 2, Now: workflow.Now(ctx), Busy: busy,
 	}
 	if s.Scale != nil && !s.Deleting {
 		v.Ceiling = s.Scale.Ceiling

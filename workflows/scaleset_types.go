@@ -68,8 +68,8 @@ type ScaleSetInput struct {
 // It holds no token: the session's lives in the worker that polls.
 type ScaleSetState struct {
 	Spec          ScaleSetSpec
-	ScaleSetID    int64 `json:",omitempty"`
-	RunnerGroupID int64 `json:",omitempty"`
+	ScaleSetID    int64  `json:",omitempty"`
+	RunnerGroupID int64  `json:",omitempty"`
 	SessionID     string `json:",omitempty"`
 	// LastMessageID is the cursor: the last message recorded. Unacked is a
 	// recorded message not yet deleted; the next poll deletes it.
