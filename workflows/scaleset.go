@@ -12,6 +12,7 @@ package workflows
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -33,6 +34,7 @@ func ScaleSetWorkflow(ctx workflow.Context, in ScaleSetInput) error {
 	l.state.Spec = l.state.Spec.withDefaults()
 	l.specs = workflow.GetSignalChannel(ctx, contract.SignalSpec)
 	l.deletes = workflow.GetSignalChannel(ctx, contract.SignalDelete)
+	l.lostPolls = workflow.GetSignalChannel(ctx, contract.SignalPollLost)
 	if err := workflow.SetQueryHandler(ctx, contract.QueryState, func() (ScaleSetState, error) { return l.state, nil }); err != nil {
 		return err
 	}
@@ -51,8 +53,12 @@ func ScaleSetWorkflow(ctx workflow.Context, in ScaleSetInput) error {
 }
 
 type listener struct {
-	state          ScaleSetState
-	specs, deletes workflow.ReceiveChannel
+	state                     ScaleSetState
+	specs, deletes, lostPolls workflow.ReceiveChannel
+	// polling is the activity ID of the poll running now; lost that the
+	// worker running it is gone (PollLost).
+	polling string
+	lost    bool
 }
 
 // step does the next thing the listener needs: a set, a session, or a poll.
@@ -141,17 +147,23 @@ func (l *listener) poll(ctx workflow.Context) {
 		Set: l.ref(), SessionID: s.SessionID, LastMessageID: s.LastMessageID, AckMessageID: s.Unacked,
 		MaxCapacity: s.Spec.MaxRunners, MaxWait: s.Spec.PollMaxWait, AcquireListed: s.AcquireListed,
 	}
-	future := workflow.ExecuteActivity(pollOptions(pollCtx, s.Spec), calls.PollScaleSet, in)
+	s.Polls++
+	l.polling, l.lost = fmt.Sprintf("poll-%d", s.Polls), false
+	defer func() { l.polling = "" }()
+	future := workflow.ExecuteActivity(pollOptions(pollCtx, s.Spec, l.polling), calls.PollScaleSet, in)
 	var out calls.PollScaleSetOutput
 	var pollErr error
 	done := false
-	for !done && !s.Deleting {
+	for !done && !s.Deleting && !l.lost {
 		sel := workflow.NewSelector(ctx)
 		sel.AddFuture(future, func(f workflow.Future) { pollErr, done = f.Get(ctx, &out), true })
 		l.listen(ctx, sel)
 		sel.Select(ctx)
 	}
-	if !done { // deleting: the poll is abandoned, the session closed after
+	if !done {
+		// Deleting: the poll is abandoned, the session closed after. Lost:
+		// its worker is gone; the next step polls again with the same cursor
+		// and the same message to delete.
 		return
 	}
 	if pollErr != nil {
@@ -185,6 +197,21 @@ func (l *listener) listen(ctx workflow.Context, sel workflow.Selector) {
 		c.Receive(ctx, nil)
 		l.state.Deleting = true
 	})
+	sel.AddReceive(l.lostPolls, func(c workflow.ReceiveChannel, _ bool) {
+		var lost contract.PollLost
+		c.Receive(ctx, &lost)
+		l.onPollLost(ctx, lost)
+	})
+}
+
+// onPollLost abandons the running poll when it is the one whose worker died;
+// a late word of an older poll changes nothing.
+func (l *listener) onPollLost(ctx workflow.Context, lost contract.PollLost) {
+	if lost.ActivityID == "" || lost.ActivityID != l.polling {
+		return
+	}
+	workflow.GetLogger(ctx).Warn("scale set poll's worker is gone; polling again", "scaleSet", l.state.Spec.Name, "worker", lost.Worker)
+	l.lost = true
 }
 
 func (l *listener) onSpec(ctx workflow.Context, spec ScaleSetSpec) {
@@ -212,6 +239,7 @@ func (l *listener) drainSignals(ctx workflow.Context) {
 			l.onSpec(ctx, spec)
 		case l.deletes.ReceiveAsync(nil):
 			l.state.Deleting = true
+		case l.lostPolls.ReceiveAsync(nil):
 		default:
 			return
 		}
@@ -256,8 +284,9 @@ func scaleSetCallOptions(ctx workflow.Context) workflow.Context {
 
 // pollOptions: the poll heartbeats (the worker's interceptor does it), so a
 // dead worker's poll goes to another after the heartbeat timeout.
-func pollOptions(ctx workflow.Context, spec ScaleSetSpec) workflow.Context {
+func pollOptions(ctx workflow.Context, spec ScaleSetSpec, activityID string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		ActivityID:          activityID,
 		StartToCloseTimeout: spec.PollMaxWait + 5*time.Minute,
 		HeartbeatTimeout:    spec.PollHeartbeatTimeout,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 3},

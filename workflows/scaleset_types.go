@@ -85,8 +85,10 @@ type ScaleSetState struct {
 	AcquireListed bool `json:",omitempty"`
 	// PoolTold is the set id the pool last accepted.
 	PoolTold int64 `json:",omitempty"`
-	// Messages counts the messages recorded since the listener started.
+	// Messages counts the messages recorded since the listener started;
+	// Polls the poll activities, whose IDs (poll-N) it numbers.
 	Messages int64 `json:",omitempty"`
+	Polls    int64 `json:",omitempty"`
 	Deleting bool  `json:",omitempty"`
 }
 

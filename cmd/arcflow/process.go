@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/arcflow/arcflow/internal/telemetry"
+	"github.com/arcflow/arcflow/worker"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
 	"k8s.io/client-go/dynamic"
@@ -56,6 +57,11 @@ func newProcess(c *commonFlags, withWorker bool) (*process, error) {
 			return nil, fmt.Errorf("temporal client: %w", err)
 		}
 		return p, nil
+	}
+	// Temporal records this identity on each activity a worker takes; the
+	// worker's liveness Lease carries the same (worker.Liveness).
+	if topts.Identity, err = worker.ProcessIdentity(); err != nil {
+		return nil, err
 	}
 	if p.temporal, err = client.Dial(topts); err != nil {
 		return nil, fmt.Errorf("connect to Temporal at %s: %w", c.temporal.address, err)

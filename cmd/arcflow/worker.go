@@ -134,16 +134,24 @@ func (wp *workerPart) run(ctx context.Context) error {
 				PoolDeletionGrace: wp.flags.poolDeletionGrace, PoolStatusInterval: wp.flags.poolStatusInterval, WorkflowCheckPeriod: wp.flags.workflowCheckPeriod,
 				ARC: wp.arc, Budgets: wp.budget, TemporalNamespace: wp.common.temporal.namespace,
 			}
-			errs := make(chan error, 2)
+			polls := &worker.PollWatch{Kube: wp.kube, Temporal: wp.p.temporal, Namespace: wp.flags.election.Namespace, Log: log}
+			errs := make(chan error, 3)
 			go func() { errs <- pods.Run(ctx, 4) }()
 			go func() { errs <- resources.Run(ctx) }()
-			for range 2 {
+			go func() { errs <- polls.Run(ctx) }()
+			for range 3 {
 				if err := <-errs; err != nil {
 					log.Error("watcher stopped", "error", err)
 				}
 			}
 		})
 	}()
+	identity, err := worker.ProcessIdentity()
+	if err != nil {
+		return err
+	}
+	liveness := &worker.Liveness{Kube: wp.kube, Namespace: wp.flags.election.Namespace, Identity: identity, Duration: wp.flags.livenessDuration, Log: log}
+	go func() { _ = liveness.Run(ctx) }()
 	if !wp.awaitNamespace(ctx) {
 		return <-watching
 	}

@@ -17,6 +17,7 @@ type workerFlags struct {
 	podDefaults               activities.PodDefaults
 	commonLabels, pullSecrets string
 	election                  worker.LeaderElection
+	livenessDuration          time.Duration
 	metricsAddr               string
 	stickyCacheSize           int
 	runnerTimings             workflows.RunnerTimings
@@ -45,6 +46,8 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.StringVar(&e.Namespace, "leader-election-namespace", envOr("POD_NAMESPACE", "default"), "namespace of the Lease")
 	fs.DurationVar(&e.LeaseDuration, "leader-election-lease-duration", envDuration("ARCFLOW_LEASE_DURATION", worker.DefaultLeaseDuration),
 		"how long the leader's Lease holds unrenewed: a killed leader's watchers move to another replica after it (renewed every tenth of it)")
+	fs.DurationVar(&w.livenessDuration, "worker-liveness-duration", envDuration("ARCFLOW_WORKER_LIVENESS_DURATION", worker.DefaultLivenessDuration),
+		"how long a worker's liveness Lease holds unrenewed: a killed worker's runner scale set polls move to another replica after it (renewed every third of it)")
 	fs.StringVar(&w.metricsAddr, "metrics-addr", envOr("ARCFLOW_METRICS_ADDR", ":8080"), "address of the Prometheus /metrics and /healthz endpoint (empty disables it)")
 	fs.IntVar(&w.stickyCacheSize, "sticky-workflow-cache-size", envInt("ARCFLOW_STICKY_WORKFLOW_CACHE_SIZE", worker.DefaultStickyCacheSize),
 		"workflows kept in memory between tasks; more than are live costs nothing, fewer replays histories")

@@ -72,6 +72,11 @@ type Config struct {
 	// AllInOne runs one `arcflow all` process instead: Worker and Webhook are
 	// then the same process (Workers and Webhooks are ignored).
 	AllInOne bool
+	// NoWebhook runs no webhook process and sends no deliveries: the jobs of
+	// pools that join a runner scale set come from the Actions service.
+	NoWebhook bool
+	// Actions sets the fake Actions service's timings and mode.
+	Actions fakegithub.ActionsOptions
 	// WorkerArgs are added to the first worker's arguments (for example
 	// --profiling-addr, which only a binary built with -tags profiling takes).
 	WorkerArgs []string
@@ -109,6 +114,9 @@ func Start(ctx context.Context, cfg Config) (*World, error) {
 		cfg.JobDuration = 5 * time.Second
 	}
 	cfg.Workers, cfg.Webhooks = max(cfg.Workers, 1), max(cfg.Webhooks, 1)
+	if cfg.NoWebhook {
+		cfg.Webhooks = 0
+	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("world dir: %w", err)
 	}
@@ -122,7 +130,7 @@ func Start(ctx context.Context, cfg Config) (*World, error) {
 	if err := createNamespaces(ctx, kube, cfg.allNamespaces()); err != nil {
 		return nil, err
 	}
-	gh, err := fakegithub.New(fakegithub.Options{})
+	gh, err := fakegithub.New(fakegithub.Options{Actions: cfg.Actions})
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +160,10 @@ func Start(ctx context.Context, cfg Config) (*World, error) {
 	}
 	if err := w.WaitServing(ctx); err != nil {
 		return nil, errors.Join(err, w.Stop())
+	}
+	if cfg.NoWebhook {
+		gh.OnJobEvent(w.Runners.Notice)
+		return w, nil
 	}
 	w.Sender = &sim.Sender{
 		URL: w.WebhookURL, URLs: w.WebhookURLs, Secret: []byte(WebhookSecret), Orgs: cfg.Orgs, Seed: cfg.Seed, Log: cfg.Log,
@@ -202,7 +214,9 @@ func (w *World) startReplicas(env []string) error {
 		w.WebhookMetricsURLs = append(w.WebhookMetricsURLs, "http://"+addr+"/metrics")
 	}
 	w.Worker, w.WorkerMetricsURL = w.Workers[0], w.WorkerMetricsURLs[0]
-	w.Webhook, w.WebhookURL, w.WebhookMetricsURL = w.Webhooks[0], w.WebhookURLs[0], w.WebhookMetricsURLs[0]
+	if len(w.Webhooks) > 0 {
+		w.Webhook, w.WebhookURL, w.WebhookMetricsURL = w.Webhooks[0], w.WebhookURLs[0], w.WebhookMetricsURLs[0]
+	}
 	return nil
 }
 

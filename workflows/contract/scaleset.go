@@ -47,3 +47,14 @@ func ScaleSetJobKey(jobID string) int64 {
 	_, _ = h.Write([]byte(jobID))
 	return int64(h.Sum64() >> 1)
 }
+
+// SignalPollLost carries a PollLost from the leader's watch to a listener.
+const SignalPollLost = "poll-lost"
+
+// PollLost says the worker that runs a listener's poll activity is gone (its
+// liveness Lease expired): the listener abandons that poll and polls again,
+// on a live worker, without waiting for the heartbeat timeout.
+type PollLost struct {
+	ActivityID string `json:"activityID"`
+	Worker     string `json:"worker"`
+}

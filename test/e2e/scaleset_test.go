@@ -1,0 +1,103 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/arcflow/arcflow/sim/fakegithub"
+	"github.com/arcflow/arcflow/sim/world"
+)
+
+// scaleSetManifest is a RunnerDeployment whose runners join the runner scale
+// set arc-app, and its HRA: min, max and the scale-down delay, no trigger.
+const scaleSetManifest = `apiVersion: actions.summerwind.dev/v1alpha1
+kind: RunnerDeployment
+metadata:
+  name: app
+  annotations:
+    arcflow.dev/scale-set: arc-app
+spec:
+  template:
+    spec:
+      repository: octo-org/app
+      labels: [linux]
+---
+apiVersion: actions.summerwind.dev/v1alpha1
+kind: HorizontalRunnerAutoscaler
+metadata:
+  name: app
+spec:
+  scaleTargetRef:
+    name: app
+  minReplicas: 0
+  maxReplicas: 4
+  scaleDownDelaySecondsAfterScaleOut: 5
+`
+
+// With no webhook server at all, the jobs GitHub assigns to a runner scale set
+// reach runner pods that register with the set's JIT configuration and run
+// them; then the pool goes back to its minimum. The listener found no set and
+// created it, with the pool's labels.
+func TestAScaleSetsJobsRunWithNoWebhook(t *testing.T) {
+	parallel(t)
+	const ns = "scaleset"
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	w := startSimWorld(t, ctx, world.Config{
+		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: 2 * time.Second, Seed: 1,
+		NoWebhook: true, Actions: fakegithub.ActionsOptions{PollHold: 5 * time.Second},
+	})
+	require.Empty(t, w.Webhooks, "no webhook server runs")
+	require.NoError(t, w.Apply(ctx, scaleSetManifest))
+
+	var set fakegithub.ScaleSetInfo
+	require.Eventually(t, func() bool {
+		sets := w.GitHub.ScaleSets()
+		if len(sets) != 1 || sets[0].Session == "" {
+			return false
+		}
+		set = sets[0]
+		return true
+	}, 60*time.Second, 100*time.Millisecond, "the listener created the set and holds its session")
+	require.Equal(t, "arc-app", set.Name)
+	require.Equal(t, []string{"arc-app", "linux"}, set.Labels)
+	require.Equal(t, "scaleset/"+ns+"/runnerdeployment/app", set.SessionOwner)
+
+	for i := range 3 {
+		w.Queue("octo-org/app", fmt.Sprintf("build-%d", i), []string{"arc-app"})
+	}
+	require.Eventually(t, func() bool {
+		jobs := w.GitHub.Jobs()
+		if len(jobs) != 3 {
+			return false
+		}
+		for _, j := range jobs {
+			if j.Status != "completed" || j.Conclusion != "success" {
+				return false
+			}
+		}
+		return true
+	}, 90*time.Second, 100*time.Millisecond, "the three jobs ran on the set's runners")
+
+	require.Eventually(t, func() bool { return w.Runners.LivePods() == 0 && len(w.GitHub.Runners()) == 0 },
+		60*time.Second, 200*time.Millisecond, "back to the minimum, nothing left registered")
+	status, err := stack.Kubectl(ctx, "get", "rdeploy", "app", "-n", ns, "-o", "jsonpath={.status.scaleSetId}")
+	require.NoError(t, err)
+	require.Equal(t, strconv.FormatInt(set.ID, 10), status, "the set's id is in the pool's status")
+
+	pods := len(w.Runners.PodTimes())
+	counts := w.GitHub.CallCounts()
+	require.Equal(t, pods, counts["POST /actions-service/_apis/runtime/runnerscalesets/{id}/generatejitconfig"], "each runner registered with the set's JIT configuration")
+	require.Zero(t, counts["POST /repos/{owner}/{repo}/actions/runners/generate-jitconfig"])
+	require.LessOrEqual(t, pods, 4, "no runner beyond maxReplicas")
+	require.Empty(t, w.Runners.Violations())
+	stats, err := w.GitHub.ScaleSetStatisticsOf(set.ID)
+	require.NoError(t, err)
+	require.Zero(t, stats.TotalAssignedJobs)
+	t.Logf("%d pods for 3 jobs; calls: %v", pods, counts)
+}
