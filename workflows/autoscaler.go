@@ -120,7 +120,7 @@ func (a *autoscalerRun) decide(ctx workflow.Context) time.Time {
 	if len(spec.Metrics) > 0 {
 		wake = append(wake, s.NextMetrics)
 	}
-	if spec.ReconcilePeriod > 0 && len(spec.Repositories) > 0 {
+	if spec.ReconcilePeriod > 0 && len(spec.Repositories) > 0 && spec.ScaleSet == "" {
 		if !now.Before(s.NextSync) {
 			a.reconcileQueuedJobs(ctx)
 			s.NextSync = workflow.Now(ctx).Add(spec.ReconcilePeriod)

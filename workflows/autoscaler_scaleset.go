@@ -27,8 +27,11 @@ func (a *autoscalerRun) onScaleSet(ctx workflow.Context, m contract.ScaleSetMess
 // reserved is what the jobs ask for: the scale set's level when a listener
 // speaks for the pool, else the unexpired reservations.
 func (a *autoscalerRun) reserved() int {
-	if a.state.ScaleSet != nil {
+	switch {
+	case a.state.ScaleSet != nil:
 		return a.state.ScaleSet.Assigned
+	case a.state.Spec.ScaleSet != "":
+		return 0 // no message yet
 	}
 	return len(a.state.Reservations.Active)
 }

@@ -66,6 +66,7 @@ func Of(hra *v1alpha1.HorizontalRunnerAutoscaler, target Target, opts Options) (
 		Metrics:         hra.Spec.Metrics, Overrides: hra.Spec.ScheduledOverrides, Capacity: hra.Spec.CapacityReservations,
 		Scope: ScopeOf(hra.Namespace, target.Config), TargetLabels: target.Config.Labels,
 		BatchWindow: opts.BatchWindow, SyncPeriod: opts.SyncPeriod, ReconcilePeriod: opts.ReconcilePeriod,
+		ScaleSet: target.ScaleSet,
 	}
 	if idle.Auto {
 		spec.AutoIdle = &contract.AutoIdleRunners{Max: idle.Max}

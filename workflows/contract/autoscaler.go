@@ -44,6 +44,9 @@ type AutoscalerSpec struct {
 	// AutoIdle, when set, sizes the idle buffer from the pool's demand
 	// instead (v1alpha1.IdleRunnersAnnotation "auto").
 	AutoIdle *AutoIdleRunners `json:",omitempty"`
+	// ScaleSet names the runner scale set the target's runners join: its
+	// listener's level is the demand, and no missed-webhook reconcile runs.
+	ScaleSet string `json:",omitempty"`
 }
 
 // AutoscalerStart is the input of an autoscaler's first run, as the webhook
