@@ -29,6 +29,8 @@ func (s *ScaleSets) PollScaleSet(ctx context.Context, in calls.PollScaleSetInput
 		return calls.PollScaleSetOutput{}, err
 	}
 	scope, setID, session := in.Set.Scope, in.Set.ID, in.SessionID
+	stopBeats := heartbeatEvery(ctx, 5*time.Second)
+	defer stopBeats()
 	if in.AckMessageID != 0 {
 		err := c.DeleteMessage(ctx, scope, setID, session, in.AckMessageID)
 		if out, done := lostOrGone(err); done {
@@ -178,6 +180,28 @@ func (s *ScaleSets) retryMax() time.Duration {
 		return s.RetryMax
 	}
 	return 30 * time.Second
+}
+
+// heartbeatEvery records a heartbeat every d until the returned func is
+// called. The SDK sends at most one per 80 % of the heartbeat timeout, so d
+// only bounds how stale the last one may be.
+func heartbeatEvery(ctx context.Context, d time.Duration) func() {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			activity.RecordHeartbeat(ctx)
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done) }
 }
 
 // sleep waits d unless ctx ends first; it reports whether it waited.

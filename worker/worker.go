@@ -3,18 +3,43 @@ package worker
 import (
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/workflows"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
-// New builds the Temporal worker of arcflow's task queue, with every workflow and
-// the given activities registered.
-func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub, sets *activities.ScaleSets) sdkworker.Worker {
+// Worker is a process's Temporal workers: one of arcflow's task queue, with
+// every workflow and activity, and one of the scale set polls' own queue.
+type Worker struct {
+	main, polls sdkworker.Worker
+}
+
+// Start starts both; Stop stops both.
+func (w *Worker) Start() error {
+	if err := w.main.Start(); err != nil {
+		return err
+	}
+	if err := w.polls.Start(); err != nil {
+		w.main.Stop()
+		return err
+	}
+	return nil
+}
+
+func (w *Worker) Stop() {
+	w.polls.Stop()
+	w.main.Stop()
+}
+
+// New builds the Temporal workers, with every workflow and the given
+// activities registered.
+func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub, sets *activities.ScaleSets) *Worker {
 	w := sdkworker.New(c, contract.TaskQueue, sdkworker.Options{
 		// A burst starts one runner workflow and activity per job at once. With
 		// Temporal's default of two pollers most tasks miss a waiting poller and
@@ -43,6 +68,20 @@ func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub, se
 	}
 	w.RegisterActivity(sets)
 	w.RegisterActivity(&activities.Workflows{Client: c})
+	return &Worker{main: w, polls: newPollWorker(c, sets)}
+}
+
+// newPollWorker runs the scale set polls on a queue of their own, without the
+// main worker's heartbeat every second: a poll waits for messages for hours,
+// and each heartbeat that reaches Temporal is an action. Its heartbeats go at
+// the SDK's pace, 80 % of the poll's heartbeat timeout; a dead worker's poll
+// moves on when its liveness Lease expires (PollWatch), not by heartbeat.
+func newPollWorker(c client.Client, sets *activities.ScaleSets) sdkworker.Worker {
+	w := sdkworker.New(c, contract.PollTaskQueue, sdkworker.Options{
+		DisableWorkflowWorker:            true,
+		MaxConcurrentActivityTaskPollers: 2,
+	})
+	w.RegisterActivityWithOptions(sets.PollScaleSet, activity.RegisterOptions{Name: calls.PollScaleSet})
 	return w
 }
 

@@ -62,18 +62,22 @@ type listener struct {
 }
 
 // step does the next thing the listener needs: a set, a session, or a poll.
+// The pool hears the set's id first; a pool not there yet hears it at a later
+// step, and the set's jobs wait for it meanwhile, not its messages.
 func (l *listener) step(ctx workflow.Context) {
 	s := &l.state
-	switch {
-	case s.ScaleSetID == 0:
+	if s.ScaleSetID == 0 {
 		l.ensureSet(ctx)
-	case s.PoolTold != s.ScaleSetID && !l.tellPool(ctx):
-		l.pause(ctx, sessionConflictFirstWait)
-	case s.SessionID == "":
-		l.openSession(ctx)
-	default:
-		l.poll(ctx)
+		return
 	}
+	if s.PoolTold != s.ScaleSetID {
+		l.tellPool(ctx)
+	}
+	if s.SessionID == "" {
+		l.openSession(ctx)
+		return
+	}
+	l.poll(ctx)
 }
 
 func (l *listener) ensureSet(ctx workflow.Context) {
@@ -100,17 +104,16 @@ func (l *listener) setGone(ctx workflow.Context) {
 	s.ScaleSetID, s.SessionID, s.LastMessageID, s.Unacked = 0, "", 0, 0
 }
 
-// tellPool gives the pool its runners' set id; it reports whether the pool took it.
-func (l *listener) tellPool(ctx workflow.Context) bool {
+// tellPool gives the pool its runners' set id.
+func (l *listener) tellPool(ctx workflow.Context) {
 	s := &l.state
 	pool := contract.PoolWorkflowID(s.Spec.Namespace, s.Spec.Kind, s.Spec.Pool)
 	told := contract.ScaleSetID{ID: s.ScaleSetID, Name: s.Spec.Name}
 	if err := workflow.SignalExternalWorkflow(ctx, pool, "", contract.SignalScaleSetID, told).Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("pool not told its scale set yet", "pool", pool, "error", err)
-		return false
+		return
 	}
 	s.PoolTold = s.ScaleSetID
-	return true
 }
 
 func (l *listener) openSession(ctx workflow.Context) {
@@ -287,6 +290,7 @@ func scaleSetCallOptions(ctx workflow.Context) workflow.Context {
 func pollOptions(ctx workflow.Context, spec ScaleSetSpec, activityID string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		ActivityID:          activityID,
+		TaskQueue:           contract.PollTaskQueue,
 		StartToCloseTimeout: spec.PollMaxWait + 5*time.Minute,
 		HeartbeatTimeout:    spec.PollHeartbeatTimeout,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 3},

@@ -221,3 +221,34 @@ func TestAFailedPollIsRetriedOnATimer(t *testing.T) {
 	require.Equal(t, lt.polls[0].LastMessageID, lt.polls[3].LastMessageID, "with the same cursor")
 	require.GreaterOrEqual(t, lt.env.Now().Sub(failedAt[2]), sessionConflictFirstWait, "after a wait on a timer")
 }
+
+func TestAListenerPollsWhileItsPoolIsNotThereYet(t *testing.T) {
+	lt := &listenerTest{}
+	lt.env = lt.NewTestWorkflowEnvironment()
+	lt.env.OnActivity(scaleSets.EnsureScaleSet, mock.Anything, mock.Anything).Return(calls.EnsureScaleSetOutput{ID: 7, RunnerGroupID: 1}, nil)
+	lt.env.OnActivity(scaleSets.OpenScaleSetSession, mock.Anything, mock.Anything).Return(calls.OpenScaleSetSessionOutput{SessionID: "s1"}, nil)
+	lt.env.OnActivity(scaleSets.CloseScaleSetSession, mock.Anything, mock.Anything).Return(nil)
+	polls := 0
+	lt.env.OnActivity(scaleSets.PollScaleSet, mock.Anything, mock.Anything).Return(
+		func(context.Context, calls.PollScaleSetInput) (calls.PollScaleSetOutput, error) {
+			polls++
+			if polls == 3 {
+				lt.env.SignalWorkflow(contract.SignalDelete, nil)
+			}
+			return message(int64(100+polls), 0), nil
+		})
+	lt.env.OnSignalExternalWorkflow(mock.Anything, listenerHRA, "", contract.SignalScaleSet, mock.Anything).Return(nil)
+	tries := 0
+	lt.env.OnSignalExternalWorkflow(mock.Anything, listenerPool, "", contract.SignalScaleSetID, mock.Anything).Return(
+		func(_, _, _, _ string, _ any) error {
+			tries++
+			if tries < 3 {
+				return errors.New("workflow not found")
+			}
+			return nil
+		})
+	lt.env.ExecuteWorkflow(ScaleSetWorkflow, ScaleSetInput{Spec: listenerSpec()})
+	require.NoError(t, lt.env.GetWorkflowError())
+	require.Equal(t, 3, polls, "the messages did not wait for the pool")
+	require.Equal(t, 3, tries, "the pool is told at each step until it takes it")
+}

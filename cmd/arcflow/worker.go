@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	sdkworker "go.temporal.io/sdk/worker"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/arcflow/arcflow/activities"
@@ -54,7 +53,7 @@ type workerPart struct {
 	flags   *workerFlags
 	gh      *github.Client
 	creds   *credentials.Resolver
-	worker  sdkworker.Worker
+	worker  *worker.Worker
 	metrics *worker.ResourceMetrics
 	arc     *worker.ARCController
 }

@@ -7,8 +7,13 @@ import (
 	"go.temporal.io/sdk/temporal"
 )
 
-// TaskQueue is the task queue of every arcflow workflow and activity.
+// TaskQueue is the task queue of every arcflow workflow and activity but the
+// scale set polls.
 const TaskQueue = "arcflow"
+
+// PollTaskQueue is the scale set polls' queue: its workers heartbeat at the
+// SDK's pace, where the main queue's heartbeat every second.
+const PollTaskQueue = "arcflow-scaleset-polls"
 
 // Workflow IDs are readable and stable, so a person finds a runner, pool or
 // autoscaler in the Temporal Web UI by its Kubernetes name.

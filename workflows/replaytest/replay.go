@@ -17,7 +17,7 @@ import (
 
 // Workflows are the workflow functions arcflow's worker registers; the recorder's
 // worker and the replayer register the same ones.
-var Workflows = []any{workflows.RunnerWorkflow, workflows.PoolWorkflow, workflows.AutoscalerWorkflow, workflows.RerunWorkflow}
+var Workflows = []any{workflows.RunnerWorkflow, workflows.PoolWorkflow, workflows.AutoscalerWorkflow, workflows.RerunWorkflow, workflows.ScaleSetWorkflow}
 
 // WorkflowTypes are the Temporal type names of Workflows.
 func WorkflowTypes() []string {

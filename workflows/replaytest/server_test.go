@@ -10,11 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/sim/localstack"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
@@ -30,9 +32,9 @@ const compactHistory = 40
 // server is a Temporal dev server with a worker of arcflow's workflows on fake
 // activities.
 type server struct {
-	stack  *localstack.Stack
-	client client.Client
-	worker worker.Worker
+	stack         *localstack.Stack
+	client        client.Client
+	worker, polls worker.Worker
 }
 
 var (
@@ -55,6 +57,11 @@ func runWithServers(m *testing.M) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var err error
+	if actions, err = startActions(); err != nil {
+		fmt.Fprintf(os.Stderr, "replaytest: %v\n", err)
+		return 1
+	}
+	defer actions.stop()
 	if plain, err = startServer(ctx, nil); err != nil {
 		fmt.Fprintf(os.Stderr, "replaytest: %v\n", err)
 		return 1
@@ -94,14 +101,26 @@ func startServer(ctx context.Context, dynamicConfig map[string]string) (*server,
 	// Not a fake: it starts the pool's runner workflows on this server, where
 	// they run with the fakes above.
 	w.RegisterActivity(&activities.Workflows{Client: c})
+	// Not fakes either: the scale set activities talk to the fake Actions
+	// service over HTTP.
+	sets := &activities.ScaleSets{Clients: actions.clients}
+	w.RegisterActivity(sets)
+	polls := worker.New(c, contract.PollTaskQueue, worker.Options{DisableWorkflowWorker: true})
+	polls.RegisterActivityWithOptions(sets.PollScaleSet, activity.RegisterOptions{Name: calls.PollScaleSet})
 	if err := w.Start(); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("start worker: %w (and stop: %v)", err, stack.Stop())
 	}
-	return &server{stack: stack, client: c, worker: w}, nil
+	if err := polls.Start(); err != nil {
+		w.Stop()
+		c.Close()
+		return nil, fmt.Errorf("start the polls' worker: %w (and stop: %v)", err, stack.Stop())
+	}
+	return &server{stack: stack, client: c, worker: w, polls: polls}, nil
 }
 
 func (s *server) stop() {
+	s.polls.Stop()
 	s.worker.Stop()
 	s.client.Close()
 	if err := s.stack.Stop(); err != nil {

@@ -1,0 +1,124 @@
+package replaytest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/arcflow/arcflow/github"
+	"github.com/arcflow/arcflow/github/registry"
+	"github.com/arcflow/arcflow/github/scaleset"
+	"github.com/arcflow/arcflow/sim/fakegithub"
+	"github.com/arcflow/arcflow/workflows"
+	"github.com/arcflow/arcflow/workflows/contract"
+)
+
+// actionsService is the fake Actions service the listeners of the scenarios
+// poll, with the client the worker's activities use.
+type actionsService struct {
+	fake   *fakegithub.Server
+	client *scaleset.Client
+}
+
+var actions *actionsService
+
+func startActions() (*actionsService, error) {
+	fake, err := fakegithub.New(fakegithub.Options{Actions: fakegithub.ActionsOptions{PollHold: 300 * time.Millisecond}})
+	if err != nil {
+		return nil, err
+	}
+	gh, err := github.New(github.Config{Token: "ghp_replay", URL: fake.URL}, github.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("github client: %w (and close: %v)", err, fake.Close())
+	}
+	return &actionsService{fake: fake, client: scaleset.New(gh, scaleset.Options{APIBaseURL: fake.URL, RunnerURL: "https://github.com/"})}, nil
+}
+
+func (a *actionsService) clients(context.Context, github.Scope) (*scaleset.Client, error) {
+	return a.client, nil
+}
+
+func (a *actionsService) stop() { _ = a.fake.Close() }
+
+// setNamed is the fake's set of that name, if there is one.
+func (a *actionsService) setNamed(name string) (fakegithub.ScaleSetInfo, bool) {
+	for _, s := range a.fake.ScaleSets() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return fakegithub.ScaleSetInfo{}, false
+}
+
+// A scale set's listener on the compact server: it creates the set, opens a
+// session, records a job's assignment, start and end and passes the level and
+// the runner's start and end to the autoscaler; the service deletes the set
+// and the listener makes it again with a new id and a new cursor; it continues
+// as new with its cursor, session and open jobs; a delete closes the session.
+func TestRecordScaleSetHistories(t *testing.T) {
+	needServers(t)
+	t.Run("scaleset-demand", func(t *testing.T) {
+		r := newRecorder(t, compact, "scaleset-demand")
+		const name = "replay-set"
+		scope := registry.Scope{Organization: "octo-org"}
+		hra := r.startAutoscaled(contract.AutoscalerSpec{
+			Namespace: ns, Name: "scaleset-demand", Generation: 1, TargetKind: "RunnerDeployment", TargetName: "scaleset-demand",
+			Min: 0, Max: 5, ScaleDownDelay: time.Second, Scope: scope, ScaleSet: name,
+		})
+		id := contract.ScaleSetWorkflowID(ns, "RunnerDeployment", "scaleset-demand")
+		spec := workflows.ScaleSetSpec{Namespace: ns, Kind: "RunnerDeployment", Pool: "scaleset-demand", Scope: scope,
+			Name: name, Labels: []string{name}, MaxRunners: 5, Autoscaler: hra.hra}
+		first := r.start(id, workflows.ScaleSetWorkflow, workflows.ScaleSetInput{Spec: spec})
+		r.poll("the listener holds a session", func() (bool, string) {
+			set, ok := actions.setNamed(name)
+			return ok && set.Session != "", fmt.Sprintf("%+v", set)
+		})
+		set, _ := actions.setNamed(name)
+
+		job := actions.fake.QueueJob("octo-org/app", "build", []string{name})
+		config, err := actions.client.GenerateJITConfig(r.ctx, scope, set.ID, "scaleset-demand-a", "")
+		if err != nil {
+			t.Fatalf("jit config: %v", err)
+		}
+		if _, err := actions.fake.StartJIT(config.Encoded()); err != nil {
+			t.Fatalf("start jit: %v", err)
+		}
+		if _, err := actions.fake.StartJob(job.ID, "scaleset-demand-a"); err != nil {
+			t.Fatalf("start job: %v", err)
+		}
+		if _, err := actions.fake.CompleteJob(job.ID, "success"); err != nil {
+			t.Fatalf("complete job: %v", err)
+		}
+		waitState(r, id, "the job's end recorded", func(s workflows.ScaleSetState) bool {
+			return s.Messages > 0 && len(s.Jobs) == 0 && s.Statistics.Assigned == 0 && s.LastMessageID > 0
+		})
+
+		if err := actions.fake.DeleteScaleSet(set.ID); err != nil {
+			t.Fatalf("delete set: %v", err)
+		}
+		again := waitState(r, id, "the set made again", func(s workflows.ScaleSetState) bool {
+			return s.ScaleSetID != 0 && s.ScaleSetID != set.ID && s.SessionID != ""
+		})
+		waiting := actions.fake.QueueJob("octo-org/app", "test", []string{name})
+		waitState(r, id, "the waiting job recorded on the new set", func(s workflows.ScaleSetState) bool {
+			return len(s.Jobs) == 1
+		})
+		r.waitContinued(id, first)
+		st := waitState(r, id, "the next run carries the state", func(s workflows.ScaleSetState) bool { return s.SessionID != "" })
+		if st.ScaleSetID != again.ScaleSetID || len(st.Jobs) != 1 || st.LastMessageID == 0 {
+			t.Fatalf("after continue-as-new: set %d, jobs %v, cursor %d; want set %d, one open job, a cursor", st.ScaleSetID, st.Jobs, st.LastMessageID, again.ScaleSetID)
+		}
+		r.signal(id, contract.SignalDelete, nil)
+		r.waitDone(id, nil)
+		if s, _ := actions.setNamed(name); s.Session != "" {
+			t.Fatalf("the session stayed open after delete: %+v", s)
+		}
+		if _, ok := actions.fake.Job(waiting.ID); !ok {
+			t.Fatalf("job %d unknown to the fake", waiting.ID)
+		}
+		r.export("-listener", id, first)
+		hra.finish() // exports the autoscaler and the pool
+
+	})
+}
