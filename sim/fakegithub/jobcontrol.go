@@ -25,11 +25,14 @@ type JobInfo struct {
 	CreatedAt   time.Time `json:"created_at"`
 	StartedAt   time.Time `json:"started_at,omitzero"`
 	CompletedAt time.Time `json:"completed_at,omitzero"`
+	// ScaleSetAssignedAt is when the Actions service last assigned the job
+	// to a runner scale set; zero for a job of no set.
+	ScaleSetAssignedAt time.Time `json:"scale_set_assigned_at,omitzero"`
 }
 
 func (j *job) info() JobInfo {
 	return JobInfo{ID: j.ID, RunID: j.RunID, RunAttempt: j.RunAttempt, Repo: j.Repo, Name: j.Name, Labels: j.Labels, Status: j.Status, Conclusion: j.Conclusion, RunnerName: j.RunnerName,
-		CreatedAt: j.CreatedAt, StartedAt: j.StartedAt, CompletedAt: j.CompletedAt}
+		CreatedAt: j.CreatedAt, StartedAt: j.StartedAt, CompletedAt: j.CompletedAt, ScaleSetAssignedAt: j.set.AssignedAt}
 }
 
 // QueueJob queues a workflow job in a new workflow run of repo (owner/name).

@@ -20,6 +20,8 @@ type setJob struct {
 	// Announced: a JobAvailable went out for it (GHES).
 	Announced bool
 	RequestID int64
+	// AssignedAt is when the job was last assigned to a set.
+	AssignedAt time.Time
 }
 
 // scaleSetJobID is the service's string id of a job; listeners key jobs by it.
@@ -108,7 +110,7 @@ func (s *Server) sortedJobs() []*job {
 
 // assignJob assigns j to set. Callers hold s.mu.
 func (s *Server) assignJob(j *job, set *scaleSet) {
-	j.set.ScaleSetID = set.ID
+	j.set.ScaleSetID, j.set.AssignedAt = set.ID, s.now()
 	j.set.Assignments++
 	m := s.jobMessage("JobAssigned", j)
 	m.ScaleSetAssignTime = stamp(s.now())

@@ -76,12 +76,12 @@ func NamespaceActions(ctx context.Context, tc client.Client, namespace string, s
 	return out, err
 }
 
-// arcflowRunQueries are the visibility queries that list the autoscaler, pool
-// and runner workflows of namespaces.
+// arcflowRunQueries are the visibility queries that list the autoscaler, pool,
+// runner and scale set listener workflows of namespaces.
 func arcflowRunQueries(namespaces []string) []string {
 	var out []string
 	for _, ns := range namespaces {
-		for _, prefix := range []string{"hra", "pool", "runner"} {
+		for _, prefix := range []string{"hra", "pool", "runner", "scaleset"} {
 			out = append(out, fmt.Sprintf("WorkflowId STARTS_WITH '%s/%s/'", prefix, ns))
 		}
 	}

@@ -41,6 +41,8 @@ func runBench(ctx context.Context, args []string) error {
 	warmBuffers := fs.String("warm-buffers", "none;2;auto", "the warm-runner rows' idle buffers, ;-separated: none, a number, or auto[,max=K], each with an optional @<scale-down delay> (default 30s)")
 	volumeJobs := fs.Int("volume-jobs", 50, "jobs run one after another, and again in bursts of 10, on a RunnerSet with a cache volume at maxReplicas 5 (0 skips them)")
 	failing := fs.Duration("failing", 5*time.Minute, "how long a pool of runners that crash at start runs before its template is fixed (0 skips it)")
+	listener := fs.Int("listener-burst", 100, "jobs at once in the runner scale set listener's section, which also measures one job, an idle spell and a failover (0 skips it)")
+	listenerIdle := fs.Duration("listener-idle", 3*time.Minute, "how long the scale set listener is held idle to measure its actions per idle hour")
 	allInOne := fs.Bool("all-in-one", false, "run `arcflow all` (worker and webhook in one process) instead of a worker and arcflow-webhook")
 	_ = fs.Parse(args)
 	var ns []int
@@ -126,6 +128,14 @@ func runBench(ctx context.Context, args []string) error {
 		table, err := benchFailing(ctx, s, *failing)
 		if err != nil {
 			return fmt.Errorf("crashing runners: %w", err)
+		}
+		fmt.Print(table)
+		report.WriteString(table)
+	}
+	if *listener > 0 {
+		table, err := benchListener(ctx, s, *listener, *listenerIdle)
+		if err != nil {
+			return fmt.Errorf("scale set listener: %w", err)
 		}
 		fmt.Print(table)
 		report.WriteString(table)
