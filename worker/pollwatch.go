@@ -18,7 +18,7 @@ import (
 
 // PollWatch gives a runner scale set's poll to a live worker as soon as the
 // worker that holds it stops renewing its liveness Lease. The poll heartbeats
-// rarely, so Temporal alone would take the poll's heartbeat timeout (60 s) to
+// rarely, so Temporal alone would take the poll's heartbeat timeout (2 min) to
 // notice; the Lease says it within its duration (6 s). It runs in the leader.
 type PollWatch struct {
 	Kube      kubernetes.Interface

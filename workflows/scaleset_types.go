@@ -36,8 +36,10 @@ type ScaleSetSpec struct {
 
 // Listener defaults.
 const (
-	// DefaultPollHeartbeatTimeout: at 80 %, 75 heartbeats an idle hour.
-	DefaultPollHeartbeatTimeout = time.Minute
+	// DefaultPollHeartbeatTimeout: at 80 %, about 38 heartbeats an idle
+	// hour. A dead worker's poll moves on sooner, when its liveness Lease
+	// expires (worker.PollWatch); the timeout is the fallback.
+	DefaultPollHeartbeatTimeout = 2 * time.Minute
 	DefaultPollMaxWait          = time.Hour
 	// sessionConflictFirstWait and sessionConflictMaxWait pace the retries of
 	// a session another listener holds.

@@ -72,6 +72,8 @@ type actionsFaults struct {
 	retryAfter           time.Duration
 	emptyOKs             int  // queue polls answer 200 with no body
 	bom                  bool // every JSON body starts with a UTF-8 BOM
+	// deletesHeld, while open, holds every message delete until it closes.
+	deletesHeld chan struct{}
 }
 
 type scaleSet struct {

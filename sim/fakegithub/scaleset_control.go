@@ -37,6 +37,24 @@ func (s *Server) EmptyPollsNext(n int) {
 	s.actions.faults.emptyOKs = n
 }
 
+// HoldMessageDeletes holds every message delete until the returned func is
+// called: a listener that recorded a message and dies before it acknowledged
+// it can be caught in between.
+func (s *Server) HoldMessageDeletes() (release func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	held := make(chan struct{})
+	s.actions.faults.deletesHeld = held
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.actions.faults.deletesHeld == held {
+			s.actions.faults.deletesHeld = nil
+			close(held)
+		}
+	}
+}
+
 // SetBOM starts every Actions service JSON body with a UTF-8 byte order mark.
 func (s *Server) SetBOM(on bool) {
 	s.mu.Lock()

@@ -179,6 +179,15 @@ func (s *Server) queueFault(w http.ResponseWriter) bool {
 func (s *Server) deleteMessage(w http.ResponseWriter, r *http.Request) {
 	id, _ := strconv.ParseInt(r.PathValue("mid"), 10, 64)
 	s.mu.Lock()
+	if held := s.actions.faults.deletesHeld; held != nil {
+		s.mu.Unlock()
+		select {
+		case <-held:
+		case <-r.Context().Done():
+			return
+		}
+		s.mu.Lock()
+	}
 	defer s.mu.Unlock()
 	set, _, status := s.sessionByToken(r)
 	if status != 0 {

@@ -15,11 +15,12 @@ import (
 	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/sim/fakegithub"
 	"github.com/arcflow/arcflow/sim/world"
+	"github.com/arcflow/arcflow/workflows"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
-// pollHolder is the worker identity running a listener's poll, and when its
-// current attempt started; empty while none runs.
+// pollHolder is the worker identity running a listener's poll, and the
+// poll's activity ID; empty while none runs.
 func pollHolder(ctx context.Context, tc client.Client, listener string) (string, string) {
 	desc, err := tc.DescribeWorkflowExecution(ctx, listener, "")
 	if err != nil {
@@ -33,10 +34,11 @@ func pollHolder(ctx context.Context, tc client.Client, listener string) (string,
 	return "", ""
 }
 
-// Two workers; the one running the scale set's poll is SIGKILLed. The other
-// takes the poll over when the dead worker's liveness Lease expires, long
-// before the poll's 60 s heartbeat timeout; jobs queued after the kill run,
-// none twice, none left waiting.
+// Three workers; the one running the scale set's poll is SIGKILLed, first
+// mid-poll, then between recording a message and deleting it from the
+// service's queue. Another takes the poll over when the dead worker's
+// liveness Lease expires, long before the poll's 2-minute heartbeat timeout; every
+// job runs, none twice, none is left waiting.
 func TestAScaleSetsPollMovesToALiveWorkerWhenItsWorkerIsKilled(t *testing.T) {
 	parallel(t)
 	const ns = "scaleset-failover"
@@ -44,48 +46,78 @@ func TestAScaleSetsPollMovesToALiveWorkerWhenItsWorkerIsKilled(t *testing.T) {
 	defer cancel()
 	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: 2 * time.Second, Seed: 2,
-		NoWebhook: true, Workers: 2, Actions: fakegithub.ActionsOptions{PollHold: 5 * time.Second},
+		NoWebhook: true, Workers: 3, Actions: fakegithub.ActionsOptions{PollHold: 5 * time.Second},
 	})
 	tc := dialTemporal(t, ns)
 	require.NoError(t, w.Apply(ctx, scaleSetManifest))
 	listener := contract.ScaleSetWorkflowID(ns, "RunnerDeployment", "app")
 
-	var holder, pollID string
-	require.Eventually(t, func() bool {
-		holder, pollID = pollHolder(ctx, tc, listener)
-		return holder != ""
-	}, 60*time.Second, 100*time.Millisecond, "a worker polls the set")
-	var victim *world.Process
-	for _, p := range w.Workers {
-		if strings.HasSuffix(holder, "-"+strconv.Itoa(p.Pid())) {
-			victim = p
-		}
-	}
-	require.NotNil(t, victim, "the poll's worker %s is one of the world's", holder)
-
+	holder, pollID := waitPoll(t, ctx, tc, listener, "", "")
 	// A job before the kill, which the dying worker's poll may have taken.
 	w.Queue("octo-org/app", "before", []string{"arc-app"})
 	killedAt := time.Now()
-	victim.Kill()
-	var movedAfter time.Duration
+	workerOf(t, w, holder).Kill()
+	holder, pollID = waitPoll(t, ctx, tc, listener, holder, pollID)
+	t.Logf("killed mid-poll: the poll moved %.1f s after the SIGKILL", time.Since(killedAt).Seconds())
+
+	// Caught between recording a message and deleting it: the next poll,
+	// which deletes it first, hangs on the service until the worker is dead.
+	release := w.GitHub.HoldMessageDeletes()
+	var before workflows.ScaleSetState
+	require.NoError(t, query(ctx, tc, listener, &before))
+	w.Queue("octo-org/app", "unacked", []string{"arc-app"})
+	var recorded workflows.ScaleSetState
 	require.Eventually(t, func() bool {
-		other, id := pollHolder(ctx, tc, listener)
-		if other == "" || other == holder || id == pollID {
-			return false
-		}
-		movedAfter = time.Since(killedAt)
-		return true
-	}, 50*time.Second, 100*time.Millisecond, "the poll moved to the live worker before its heartbeat timeout")
-	t.Logf("the poll moved %.1f s after the SIGKILL", movedAfter.Seconds())
+		return query(ctx, tc, listener, &recorded) == nil && recorded.LastMessageID > before.LastMessageID && recorded.Unacked == recorded.LastMessageID
+	}, 30*time.Second, 100*time.Millisecond, "the job's message recorded, not yet deleted")
+	holder, pollID = waitPoll(t, ctx, tc, listener, "", pollID) // the poll that deletes it
+	killedAt = time.Now()
+	workerOf(t, w, holder).Kill()
+	release()
+	waitPoll(t, ctx, tc, listener, holder, pollID)
+	t.Logf("killed before the delete: the poll moved %.1f s after the SIGKILL", time.Since(killedAt).Seconds())
 
 	for i := range 3 {
 		w.Queue("octo-org/app", fmt.Sprintf("after-%d", i), []string{"arc-app"})
 	}
-	allDone(t, w, 4, 120*time.Second, "every job ran, the one queued before the kill too")
+	allDone(t, w, 5, 120*time.Second, "every job ran, those queued before each kill too")
 	seen := map[string]bool{}
 	for _, j := range w.GitHub.Jobs() {
 		require.False(t, seen[j.Name], "job %s ran once", j.Name)
 		seen[j.Name] = true
 	}
 	require.Empty(t, w.Runners.Violations())
+}
+
+// waitPoll waits until a poll runs on a worker other than gone, as another
+// activity than pollID, and returns its worker and activity ID.
+func waitPoll(t *testing.T, ctx context.Context, tc client.Client, listener, gone, pollID string) (string, string) {
+	t.Helper()
+	var holder, id string
+	require.Eventually(t, func() bool {
+		holder, id = pollHolder(ctx, tc, listener)
+		return holder != "" && holder != gone && id != pollID
+	}, 50*time.Second, 100*time.Millisecond, "a poll runs on a live worker (sooner than the poll's heartbeat timeout)")
+	return holder, id
+}
+
+// workerOf is the world's worker process of a Temporal identity (host-pid).
+func workerOf(t *testing.T, w *world.World, identity string) *world.Process {
+	t.Helper()
+	for _, p := range w.Workers {
+		if strings.HasSuffix(identity, "-"+strconv.Itoa(p.Pid())) {
+			return p
+		}
+	}
+	t.Fatalf("no worker of this world is %s", identity)
+	return nil
+}
+
+// query reads a listener's state.
+func query(ctx context.Context, tc client.Client, id string, into *workflows.ScaleSetState) error {
+	v, err := tc.QueryWorkflow(ctx, id, "", contract.QueryState)
+	if err != nil {
+		return err
+	}
+	return v.Get(into)
 }

@@ -108,6 +108,13 @@ type idleCost struct {
 // the heartbeats the workers sent, over d.
 func (lb *listenerBench) idle(ctx context.Context, d time.Duration) (idleCost, error) {
 	step(fmt.Sprintf("the listener idle for %v", d))
+	// Settled first: the session's level sent, the poll running, the pool's
+	// and autoscaler's first status written.
+	select {
+	case <-ctx.Done():
+		return idleCost{}, ctx.Err()
+	case <-time.After(15 * time.Second):
+	}
 	base, err := world.ClientActions(ctx, lb.w.WorkerMetricsURLs...)
 	if err != nil {
 		return idleCost{}, err
