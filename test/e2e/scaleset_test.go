@@ -71,7 +71,7 @@ func TestAScaleSetsJobsRunWithNoWebhook(t *testing.T) {
 	for i := range 3 {
 		w.Queue("octo-org/app", fmt.Sprintf("build-%d", i), []string{"arc-app"})
 	}
-allDone(t, w, 3, 90*time.Second, "the three jobs ran on the set's runners")
+	allDone(t, w, 3, 90*time.Second, "the three jobs ran on the set's runners")
 
 	require.Eventually(t, func() bool { return w.Runners.LivePods() == 0 && len(w.GitHub.Runners()) == 0 },
 		60*time.Second, 200*time.Millisecond, "back to the minimum, nothing left registered")

@@ -74,11 +74,11 @@ func benchListener(ctx context.Context, s *session, burst int, idle time.Duratio
 	if err != nil {
 		return "", err
 	}
-	one, _, _, err := lb.run(ctx, 1)
+	one, _, _, _, err := lb.run(ctx, 1)
 	if err != nil {
 		return "", err
 	}
-	many, calls, actions, err := lb.run(ctx, burst)
+	many, calls, actions, steps, err := lb.run(ctx, burst)
 	if err != nil {
 		return "", err
 	}
@@ -96,6 +96,9 @@ func benchListener(ctx context.Context, s *session, burst int, idle time.Duratio
 	fmt.Fprintf(&b, "| Actions service calls per job, polls apart (%d jobs) | %s | |\n", burst, calls)
 	fmt.Fprintf(&b, "| Temporal actions per job (%d jobs) | %.2f: %s | |\n", burst, float64(actions.From.Total())/float64(burst), world.PaidBy(actions.ByWorkflow, burst))
 	fmt.Fprintf(&b, "| Temporal actions per idle hour (measured over %v, scaled) | %.0f: %s | ≤ 100 |\n", idle, idleActions.perHour, idleActions.what)
+	for _, st := range steps {
+		fmt.Fprintf(&b, "| %d jobs at once, p50 / p95 / p99: %s | %s | |\n", burst, strings.Replace(st.Name, "webhook accepted", "job assigned", 1), st.Took)
+	}
 	return b.String(), nil
 }
 
@@ -142,7 +145,7 @@ func (lb *listenerBench) idle(ctx context.Context, d time.Duration) (idleCost, e
 // run queues n jobs at once and waits for them to end and the pool to empty;
 // it gives assigned → pod Running, the Actions service calls per job (polls
 // apart) and the Temporal actions from the first job on.
-func (lb *listenerBench) run(ctx context.Context, n int) (world.Percentiles, string, world.RunActions, error) {
+func (lb *listenerBench) run(ctx context.Context, n int) (world.Percentiles, string, world.RunActions, []world.Step, error) {
 	step(fmt.Sprintf("%d scale set jobs at once", n))
 	w := lb.w
 	start := time.Now()
@@ -154,12 +157,12 @@ func (lb *listenerBench) run(ctx context.Context, n int) (world.Percentiles, str
 	if err := waitFor(ctx, 20*time.Minute, "every job to complete", func() bool {
 		return w.GitHub.JobsIn("completed") == lb.jobsDone
 	}); err != nil {
-		return world.Percentiles{}, "", world.RunActions{}, err
+		return world.Percentiles{}, "", world.RunActions{}, nil, err
 	}
 	if err := waitFor(ctx, 5*time.Minute, "the pool to empty", func() bool {
 		return w.Runners.LivePods() == 0 && len(w.GitHub.Runners()) == 0
 	}); err != nil {
-		return world.Percentiles{}, "", world.RunActions{}, err
+		return world.Percentiles{}, "", world.RunActions{}, nil, err
 	}
 	var assigned, ready []time.Time
 	for _, j := range w.GitHub.Jobs() {
@@ -190,7 +193,22 @@ func (lb *listenerBench) run(ctx context.Context, n int) (world.Percentiles, str
 		total++
 	}
 	actions, err := world.NamespaceActions(ctx, lb.s.temporal, lb.ns, start)
-	return world.PercentilesOf(waits), fmt.Sprintf("%.2f (%d calls)", float64(total)/float64(n), total), actions, err
+	if err != nil {
+		return world.Percentiles{}, "", world.RunActions{}, nil, err
+	}
+	// The critical path, stage by stage, from the job's assignment on.
+	m, err := world.ReadMilestones(ctx, lb.s.temporal, contract.AutoscalerWorkflowID(lb.ns, "bench"),
+		contract.PoolWorkflowID(lb.ns, "RunnerDeployment", "bench"), lb.ns, start)
+	if err != nil {
+		return world.Percentiles{}, "", world.RunActions{}, nil, fmt.Errorf("critical path: %w", err)
+	}
+	m.Accepted, m.Ready = assigned, ready
+	for _, p := range w.Runners.PodTimes() {
+		if p.Created.After(start) {
+			m.PodCreated = append(m.PodCreated, p.Created)
+		}
+	}
+	return world.PercentilesOf(waits), fmt.Sprintf("%.2f (%d calls)", float64(total)/float64(n), total), actions, m.Steps(), nil
 }
 
 // failover SIGKILLs the worker running the poll and times how long until the
