@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+
+	"github.com/arcflow/arcflow/internal/identity"
 )
 
 // DefaultLeaseDuration is how long a leader's Lease holds without renewal. The
@@ -56,25 +57,24 @@ func RunWhileLeader(ctx context.Context, kube kubernetes.Interface, cfg LeaderEl
 		fn(ctx)
 		return nil
 	}
-	identity, err := os.Hostname()
+	self, err := identity.Process()
 	if err != nil {
-		return fmt.Errorf("leader election identity: %w", err)
+		return fmt.Errorf("leader election: %w", err)
 	}
-	identity = fmt.Sprintf("%s-%d", identity, os.Getpid())
 	lock := &resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Name: cfg.ID, Namespace: cfg.Namespace},
 		Client:     kube.CoordinationV1(),
-		LockConfig: resourcelock.ResourceLockConfig{Identity: identity},
+		LockConfig: resourcelock.ResourceLockConfig{Identity: self},
 	}
 	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
 		Lock: lock, ReleaseOnCancel: true,
 		LeaseDuration: cfg.LeaseDuration, RenewDeadline: cfg.RenewDeadline, RetryPeriod: cfg.RetryPeriod,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
-				log.Info("leading: running the Kubernetes watchers", "identity", identity)
+				log.Info("leading: running the Kubernetes watchers", "identity", self)
 				fn(ctx)
 			},
-			OnStoppedLeading: func() { log.Info("no longer leading", "identity", identity) },
+			OnStoppedLeading: func() { log.Info("no longer leading", "identity", self) },
 		},
 	})
 	return nil

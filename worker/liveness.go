@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
-	"os"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -25,23 +24,13 @@ const LabelWorkerLiveness = "arcflow.dev/worker-liveness"
 // a renewal; the worker renews it three times as often.
 const DefaultLivenessDuration = 6 * time.Second
 
-// ProcessIdentity names this process to Temporal (its workers' identity, which
-// Temporal records on each activity it hands out) and in its Leases.
-func ProcessIdentity() (string, error) {
-	host, err := os.Hostname()
-	if err != nil {
-		return "", fmt.Errorf("process identity: %w", err)
-	}
-	return fmt.Sprintf("%s-%d", host, os.Getpid()), nil
-}
-
 // Liveness keeps a worker process's Lease renewed while it runs. A killed
 // process stops renewing it, which the leader sees (PollWatch) long before
 // Temporal would: a scale set's poll heartbeats rarely, to be cheap when idle.
 type Liveness struct {
 	Kube      kubernetes.Interface
 	Namespace string
-	// Identity is the process's Temporal identity (ProcessIdentity).
+	// Identity is the process's Temporal identity (identity.Process).
 	Identity string
 	Duration time.Duration
 	Log      *slog.Logger

@@ -9,8 +9,8 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/arcflow/arcflow/internal/identity"
 	"github.com/arcflow/arcflow/internal/telemetry"
-	"github.com/arcflow/arcflow/worker"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
 	"k8s.io/client-go/dynamic"
@@ -60,7 +60,7 @@ func newProcess(c *commonFlags, withWorker bool) (*process, error) {
 	}
 	// Temporal records this identity on each activity a worker takes; the
 	// worker's liveness Lease carries the same (worker.Liveness).
-	if topts.Identity, err = worker.ProcessIdentity(); err != nil {
+	if topts.Identity, err = identity.Process(); err != nil {
 		return nil, err
 	}
 	if p.temporal, err = client.Dial(topts); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/arcflow/arcflow/github"
 	"github.com/arcflow/arcflow/github/scaleset"
 	"github.com/arcflow/arcflow/internal/credentials"
+	"github.com/arcflow/arcflow/internal/identity"
 	"github.com/arcflow/arcflow/worker"
 )
 
@@ -145,11 +146,11 @@ func (wp *workerPart) run(ctx context.Context) error {
 			}
 		})
 	}()
-	identity, err := worker.ProcessIdentity()
+	self, err := identity.Process()
 	if err != nil {
 		return err
 	}
-	liveness := &worker.Liveness{Kube: wp.kube, Namespace: wp.flags.election.Namespace, Identity: identity, Duration: wp.flags.livenessDuration, Log: log}
+	liveness := &worker.Liveness{Kube: wp.kube, Namespace: wp.flags.election.Namespace, Identity: self, Duration: wp.flags.livenessDuration, Log: log}
 	go func() { _ = liveness.Run(ctx) }()
 	if !wp.awaitNamespace(ctx) {
 		return <-watching

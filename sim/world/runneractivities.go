@@ -31,8 +31,12 @@ type StartedActivity struct {
 }
 
 // RanBy says whether the worker process with this PID runs the attempt.
-func (a StartedActivity) RanBy(pid int) bool {
-	return strings.HasPrefix(a.WorkerIdentity, fmt.Sprintf("%d@", pid))
+func (a StartedActivity) RanBy(pid int) bool { return IsProcess(a.WorkerIdentity, pid) }
+
+// IsProcess says whether a Temporal identity is the arcflow process with
+// this PID: arcflow names itself <host>-<pid> (internal/identity).
+func IsProcess(identity string, pid int) bool {
+	return strings.HasSuffix(identity, fmt.Sprintf("-%d", pid))
 }
 
 // StartedRunnerActivities lists the started activities of a namespace's running

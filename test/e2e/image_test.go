@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -23,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/arcflow/arcflow/sim/localstack"
+	"github.com/arcflow/arcflow/sim/world"
 	"github.com/arcflow/arcflow/tools/image"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
@@ -178,7 +178,7 @@ func runImageWorker(t *testing.T, ctx context.Context, rootfs string) {
 		}
 		if resp, err := tc.DescribeTaskQueue(ctx, contract.TaskQueue, enumspb.TASK_QUEUE_TYPE_WORKFLOW); err == nil {
 			for _, p := range resp.GetPollers() {
-				polling = polling || strings.HasPrefix(p.GetIdentity(), fmt.Sprintf("%d@", pid))
+				polling = polling || world.IsProcess(p.GetIdentity(), pid)
 			}
 		}
 	}

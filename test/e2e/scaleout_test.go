@@ -310,8 +310,7 @@ func metricsText(ctx context.Context, url string) (string, error) {
 // returns world.ErrNotRetried when the attempt seen running ended before the
 // kill.
 func retriedOn(t *testing.T, ctx context.Context, tc client.Client, pending world.StartedActivity, survivor *world.Process, killAt time.Time) (time.Duration, string, error) {
-	identity := fmt.Sprintf("%d@", survivor.Pid())
-	bySurvivor := func(id string) bool { return strings.HasPrefix(id, identity) }
+	bySurvivor := func(id string) bool { return world.IsProcess(id, survivor.Pid()) }
 	var took time.Duration
 	var how string
 	var ended error

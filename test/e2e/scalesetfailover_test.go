@@ -3,8 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -105,7 +103,7 @@ func waitPoll(t *testing.T, ctx context.Context, tc client.Client, listener, gon
 func workerOf(t *testing.T, w *world.World, identity string) *world.Process {
 	t.Helper()
 	for _, p := range w.Workers {
-		if strings.HasSuffix(identity, "-"+strconv.Itoa(p.Pid())) {
+		if world.IsProcess(identity, p.Pid()) {
 			return p
 		}
 	}

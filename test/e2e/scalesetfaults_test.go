@@ -46,7 +46,7 @@ func TestAScaleSetListenerRidesOutTheServicesFaults(t *testing.T) {
 	defer cancel()
 	w := startSimWorld(t, ctx, world.Config{
 		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: time.Second, Seed: 3,
-		NoWebhook: true, Actions: fakegithub.ActionsOptions{PollHold: 2 * time.Second, SessionTTL: 8 * time.Second},
+		NoWebhook: true, Actions: fakegithub.ActionsOptions{PollHold: 2 * time.Second, SessionTTL: 4 * time.Second},
 	})
 	// Another listener made the set and died holding its session.
 	gh, err := github.New(github.Config{Token: "ghp_other", URL: w.GitHub.URL}, github.Options{})

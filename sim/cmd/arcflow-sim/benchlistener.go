@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -218,7 +217,7 @@ func (lb *listenerBench) failover(ctx context.Context) (time.Duration, error) {
 	holder, pollID := lb.pollHolder(ctx)
 	var victim *world.Process
 	for _, p := range lb.w.Workers {
-		if strings.HasSuffix(holder, "-"+strconv.Itoa(p.Pid())) {
+		if world.IsProcess(holder, p.Pid()) {
 			victim = p
 		}
 	}
