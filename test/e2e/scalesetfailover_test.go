@@ -58,17 +58,18 @@ func TestAScaleSetsPollMovesToALiveWorkerWhenItsWorkerIsKilled(t *testing.T) {
 	holder, pollID = waitPoll(t, ctx, tc, listener, holder, pollID)
 	t.Logf("killed mid-poll: the poll moved %.1f s after the SIGKILL", time.Since(killedAt).Seconds())
 
-	// Caught between recording a message and deleting it: the next poll,
-	// which deletes it first, hangs on the service until the worker is dead.
+	// Caught between recording a message and deleting it: the poll that
+	// deletes it first hangs on the service until its worker is dead. The
+	// message is the last one recorded, the new job's or one before it; the
+	// new job's comes after it either way.
 	release := w.GitHub.HoldMessageDeletes()
-	var before workflows.ScaleSetState
-	require.NoError(t, query(ctx, tc, listener, &before))
 	w.Queue("octo-org/app", "unacked", []string{"arc-app"})
 	var recorded workflows.ScaleSetState
 	require.Eventually(t, func() bool {
-		return query(ctx, tc, listener, &recorded) == nil && recorded.LastMessageID > before.LastMessageID && recorded.Unacked == recorded.LastMessageID
-	}, 30*time.Second, 100*time.Millisecond, "the job's message recorded, not yet deleted")
-	holder, pollID = waitPoll(t, ctx, tc, listener, "", pollID) // the poll that deletes it
+		sets := w.GitHub.ScaleSets()
+		return query(ctx, tc, listener, &recorded) == nil && recorded.Unacked != 0 && len(sets) == 1 && sets[0].Undeleted > 0
+	}, 30*time.Second, 100*time.Millisecond, "a message recorded, not yet deleted")
+	holder, pollID = waitPoll(t, ctx, tc, listener, "", "") // the poll held deleting it
 	killedAt = time.Now()
 	workerOf(t, w, holder).Kill()
 	release()
