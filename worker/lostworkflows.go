@@ -37,12 +37,13 @@ func (w *ResourceWatcher) watchLostWorkflows(ctx context.Context) {
 	}
 	tick := time.NewTicker(w.WorkflowCheckPeriod)
 	defer tick.Stop()
+	restarted := map[string]time.Time{}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			w.restartLostWorkflows(ctx)
+			w.restartLostWorkflows(ctx, restarted)
 		}
 	}
 }
@@ -56,7 +57,13 @@ type acceptedResource struct {
 // restartLostWorkflows asks Temporal once for the running workflows, and for
 // each accepted resource missing there, confirms with a describe (the list
 // may lag a start) before starting its workflow again.
-func (w *ResourceWatcher) restartLostWorkflows(ctx context.Context) {
+//
+// restarted holds when each workflow was last enqueued for a start: one
+// enqueued less than a period ago is not lost again. A slow check (Temporal
+// just back) makes the ticker fire again at once, before the queue has
+// started what the check found; that workflow was counted lost twice, with
+// two WorkflowRestarted events.
+func (w *ResourceWatcher) restartLostWorkflows(ctx context.Context, restarted map[string]time.Time) {
 	want := w.acceptedResources()
 	if len(want) == 0 {
 		return
@@ -67,8 +74,14 @@ func (w *ResourceWatcher) restartLostWorkflows(ctx context.Context) {
 		return
 	}
 	lost := map[string]acceptedResource{}
+	now := time.Now()
+	for id, at := range restarted {
+		if now.Sub(at) >= w.WorkflowCheckPeriod {
+			delete(restarted, id)
+		}
+	}
 	for id, r := range want {
-		if running[id] {
+		if running[id] || !restarted[id].IsZero() {
 			continue
 		}
 		desc, err := w.Temporal.DescribeWorkflowExecution(ctx, id, "")
@@ -91,6 +104,7 @@ func (w *ResourceWatcher) restartLostWorkflows(ctx context.Context) {
 		w.normalEvent(ctx, r.kind, r.obj, "WorkflowRestarted",
 			"the workflow "+id+" was gone from Temporal and was started again; it takes over what it finds in the cluster and on GitHub")
 		w.enqueue(r.kind, r.obj)
+		restarted[id] = now
 	}
 }
 
