@@ -157,7 +157,7 @@ func (l *listener) poll(ctx workflow.Context) {
 	var out calls.PollScaleSetOutput
 	var pollErr error
 	done := false
-	for !done && !s.Deleting && !l.lost {
+	for !done && !s.Deleting && !l.lost && !l.movedOn(ctx, in) {
 		sel := workflow.NewSelector(ctx)
 		sel.AddFuture(future, func(f workflow.Future) { pollErr, done = f.Get(ctx, &out), true })
 		l.listen(ctx, sel)
@@ -166,7 +166,8 @@ func (l *listener) poll(ctx workflow.Context) {
 	if !done {
 		// Deleting: the poll is abandoned, the session closed after. Lost:
 		// its worker is gone; the next step polls again with the same cursor
-		// and the same message to delete.
+		// and the same message to delete. Moved on: what it brings belongs to
+		// a set or session the listener left.
 		return
 	}
 	if pollErr != nil {
@@ -187,6 +188,23 @@ func (l *listener) poll(ctx workflow.Context) {
 	case out.Message != nil:
 		l.record(ctx, *out.Message)
 	}
+}
+
+// pollsLeftBehindVersion marks listeners that abandon a poll whose set or
+// session a spec change left (a renamed set): before it, the poll's message
+// was recorded against the new set, its cursor carried over to a queue it does
+// not belong to.
+const pollsLeftBehindVersion = "scaleset-polls-left-behind"
+
+// movedOn says whether the listener left the set or session of a running poll.
+// The version is asked only when it did, so histories without a change mid-poll
+// carry no marker.
+func (l *listener) movedOn(ctx workflow.Context, in calls.PollScaleSetInput) bool {
+	s := &l.state
+	if s.ScaleSetID == in.Set.ID && s.SessionID == in.SessionID {
+		return false
+	}
+	return workflow.GetVersion(ctx, pollsLeftBehindVersion, workflow.DefaultVersion, 1) >= 1
 }
 
 // listen adds the spec and delete signals to sel.

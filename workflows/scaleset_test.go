@@ -3,6 +3,7 @@ package workflows
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -251,4 +252,55 @@ func TestAListenerPollsWhileItsPoolIsNotThereYet(t *testing.T) {
 	require.NoError(t, lt.env.GetWorkflowError())
 	require.Equal(t, 3, polls, "the messages did not wait for the pool")
 	require.Equal(t, 3, tries, "the pool is told at each step until it takes it")
+}
+
+func TestAPollOfASetLeftByARenameIsDropped(t *testing.T) {
+	lt := &listenerTest{}
+	lt.env = lt.NewTestWorkflowEnvironment()
+	var ensured []string
+	lt.env.OnActivity(scaleSets.EnsureScaleSet, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in calls.EnsureScaleSetInput) (calls.EnsureScaleSetOutput, error) {
+			ensured = append(ensured, in.Name)
+			return calls.EnsureScaleSetOutput{ID: int64(6 + len(ensured)), RunnerGroupID: 1}, nil
+		})
+	lt.env.OnActivity(scaleSets.OpenScaleSetSession, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in calls.OpenScaleSetSessionInput) (calls.OpenScaleSetSessionOutput, error) {
+			return calls.OpenScaleSetSessionOutput{SessionID: fmt.Sprintf("s%d", in.Set.ID)}, nil
+		})
+	lt.env.OnActivity(scaleSets.CloseScaleSetSession, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in calls.CloseScaleSetSessionInput) error {
+			lt.closed = append(lt.closed, in.SessionID)
+			return nil
+		})
+	// The first poll (set 7) answers after a minute; the rename comes at 10 s.
+	lt.env.OnActivity(scaleSets.PollScaleSet, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in calls.PollScaleSetInput) (calls.PollScaleSetOutput, error) {
+			lt.polls = append(lt.polls, in)
+			if in.Set.ID == 7 {
+				return message(100, 4, calls.ScaleSetJob{Type: "JobAssigned", JobID: "old"}), nil
+			}
+			lt.env.SignalWorkflow(contract.SignalDelete, nil)
+			return calls.PollScaleSetOutput{}, nil
+		}).After(time.Minute)
+	lt.env.OnSignalExternalWorkflow(mock.Anything, listenerHRA, "", contract.SignalScaleSet, mock.Anything).Return(
+		func(_, _, _, _ string, arg any) error {
+			lt.sent = append(lt.sent, arg.(contract.ScaleSetMessage))
+			return nil
+		})
+	lt.env.OnSignalExternalWorkflow(mock.Anything, listenerPool, "", contract.SignalScaleSetID, mock.Anything).Return(nil)
+	renamed := listenerSpec()
+	renamed.Name, renamed.Generation = "arc-linux-2", 2
+	lt.env.RegisterDelayedCallback(func() { lt.env.SignalWorkflow(contract.SignalSpec, renamed) }, 10*time.Second)
+
+	lt.env.ExecuteWorkflow(ScaleSetWorkflow, ScaleSetInput{Spec: listenerSpec()})
+	require.NoError(t, lt.env.GetWorkflowError())
+	require.Equal(t, []string{"arc-linux", "arc-linux-2"}, ensured)
+	require.Equal(t, []string{"s7", "s8"}, lt.closed, "the old set's session closed at the rename, the new one's at the delete")
+	require.Len(t, lt.polls, 2)
+	require.Equal(t, int64(8), lt.polls[1].Set.ID)
+	require.Equal(t, int64(0), lt.polls[1].LastMessageID, "the new set's queue starts from its beginning")
+	require.Equal(t, int64(0), lt.polls[1].AckMessageID, "nothing of the old queue is deleted through the new set")
+	for _, m := range lt.sent {
+		require.NotEqual(t, 4, m.Assigned, "the old set's message is not the new set's demand")
+	}
 }

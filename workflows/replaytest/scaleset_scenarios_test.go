@@ -121,4 +121,32 @@ func TestRecordScaleSetHistories(t *testing.T) {
 		hra.finish() // exports the autoscaler and the pool
 
 	})
+
+	// A rename while a poll runs: the listener closes the old set's session,
+	// abandons the poll, and finds or makes the new set, whose queue starts
+	// over (scaleset-polls-left-behind).
+	t.Run("scaleset-rename", func(t *testing.T) {
+		r := newRecorder(t, compact, "scaleset-rename")
+		scope := registry.Scope{Organization: "octo-org"}
+		id := contract.ScaleSetWorkflowID(ns, "RunnerDeployment", "scaleset-rename")
+		spec := workflows.ScaleSetSpec{Namespace: ns, Kind: "RunnerDeployment", Pool: "scaleset-rename", Scope: scope,
+			Name: "rename-old", Labels: []string{"rename-old"}, MaxRunners: 5, Generation: 1}
+		first := r.start(id, workflows.ScaleSetWorkflow, workflows.ScaleSetInput{Spec: spec})
+		old := waitState(r, id, "the old set's session", func(s workflows.ScaleSetState) bool { return s.SessionID != "" && s.Polls > 0 })
+		spec.Name, spec.Labels, spec.Generation = "rename-new", []string{"rename-new"}, 2
+		r.signal(id, contract.SignalSpec, spec)
+		renamed := waitState(r, id, "the new set's session", func(s workflows.ScaleSetState) bool {
+			return s.ScaleSetID != 0 && s.ScaleSetID != old.ScaleSetID && s.SessionID != ""
+		})
+		if renamed.LastMessageID != 0 {
+			t.Fatalf("the new set's cursor is %d; want its queue from the start", renamed.LastMessageID)
+		}
+		if s, _ := actions.setNamed("rename-old"); s.Session != "" {
+			t.Fatalf("the old set's session stayed open: %+v", s)
+		}
+		r.signal(id, contract.SignalDelete, nil)
+		r.waitDone(id, nil)
+		r.export("-listener", id, first)
+		r.finish()
+	})
 }
