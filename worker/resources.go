@@ -79,6 +79,7 @@ type ResourceWatcher struct {
 	hras, rds, rss cache.GenericLister
 	queue          workqueue.TypedRateLimitingInterface[resourceKey]
 	arcGate        arcGate
+	listenerSpecs  sentListenerSpecs
 }
 
 var resourceOf = map[string]schema.GroupVersionResource{

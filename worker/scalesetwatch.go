@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -24,6 +26,27 @@ import (
 // HRA says: the autoscaler that hears the demand, and maxReplicas, the
 // capacity each poll sends.
 func (w *ResourceWatcher) upsertScaleSet(ctx context.Context, kind string, u *unstructured.Unstructured, spec workflows.PoolSpec) error {
+	listener := w.listenerSpec(kind, u, spec)
+	id := contract.ScaleSetWorkflowID(spec.Namespace, kind, spec.Name)
+	_, err := w.Temporal.SignalWithStartWorkflow(ctx, id, contract.SignalSpec, listener, client.StartWorkflowOptions{
+		ID: id, TaskQueue: contract.TaskQueue,
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			contract.SearchAttrKind.ValueSet("scaleset"),
+			contract.SearchAttrPool.ValueSet(spec.Namespace+"/"+spec.Name),
+			contract.SearchAttrScope.ValueSet(spec.Scope.String()),
+		),
+	}, workflows.ScaleSetWorkflow, workflows.ScaleSetInput{Spec: listener})
+	if err != nil {
+		w.listenerSpecs.forget(id)
+		return fmt.Errorf("signal the scale set listener %s: %w", id, err)
+	}
+	w.listenerSpecs.remember(id, listener)
+	return nil
+}
+
+// listenerSpec is what a pool's listener is told: the pool's set, and its
+// HRA's autoscaler and maxReplicas.
+func (w *ResourceWatcher) listenerSpec(kind string, u *unstructured.Unstructured, spec workflows.PoolSpec) workflows.ScaleSetSpec {
 	listener := workflows.ScaleSetSpec{
 		Namespace: spec.Namespace, Kind: kind, Pool: spec.Name, Scope: spec.Scope,
 		Name: spec.ScaleSet.Name, RunnerGroup: spec.ScaleSet.RunnerGroup, Labels: scaleSetLabels(spec),
@@ -35,19 +58,7 @@ func (w *ResourceWatcher) upsertScaleSet(ctx context.Context, kind string, u *un
 			listener.MaxRunners = *hra.Spec.MaxReplicas
 		}
 	}
-	id := contract.ScaleSetWorkflowID(spec.Namespace, kind, spec.Name)
-	_, err := w.Temporal.SignalWithStartWorkflow(ctx, id, contract.SignalSpec, listener, client.StartWorkflowOptions{
-		ID: id, TaskQueue: contract.TaskQueue,
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			contract.SearchAttrKind.ValueSet("scaleset"),
-			contract.SearchAttrPool.ValueSet(spec.Namespace+"/"+spec.Name),
-			contract.SearchAttrScope.ValueSet(spec.Scope.String()),
-		),
-	}, workflows.ScaleSetWorkflow, workflows.ScaleSetInput{Spec: listener})
-	if err != nil {
-		return fmt.Errorf("signal the scale set listener %s: %w", id, err)
-	}
-	return nil
+	return listener
 }
 
 // scaleSetLabels are what the set is created with: its name, then the
@@ -66,6 +77,7 @@ func scaleSetLabels(spec workflows.PoolSpec) []string {
 // and end: the pool is deleted, or no longer joins a set.
 func (w *ResourceWatcher) stopScaleSet(ctx context.Context, kind, namespace, name string) error {
 	id := contract.ScaleSetWorkflowID(namespace, kind, name)
+	w.listenerSpecs.forget(id)
 	err := w.Temporal.SignalWorkflow(ctx, id, "", contract.SignalDelete, nil)
 	var notFound *serviceerror.NotFound
 	if err != nil && !errors.As(err, &notFound) {
@@ -111,6 +123,12 @@ func (w *ResourceWatcher) refreshScaleSetOf(ctx context.Context, hra *v1alpha1.H
 	if err != nil || spec.ScaleSet == nil {
 		return nil // the pool's own upsert reports it
 	}
+	// A pool's change re-queues its HRA, whose listener spec is then the one
+	// the pool's upsert just sent: only what the HRA changed is sent again.
+	id := contract.ScaleSetWorkflowID(spec.Namespace, kind, spec.Name)
+	if w.listenerSpecs.sent(id, w.listenerSpec(kind, u, spec)) {
+		return nil
+	}
 	return w.upsertScaleSet(ctx, kind, u, spec)
 }
 
@@ -125,4 +143,34 @@ func (w *ResourceWatcher) scaleSetFollows(ctx context.Context, kind string, u *u
 		return w.stopScaleSet(ctx, kind, u.GetNamespace(), u.GetName())
 	}
 	return nil
+}
+
+// sentListenerSpecs remembers the spec each listener was last sent, so the HRA
+// path does not send the pool path's spec a second time. The pool path always
+// sends (it is what starts a lost listener again).
+type sentListenerSpecs struct {
+	mu   sync.Mutex
+	last map[string]workflows.ScaleSetSpec
+}
+
+func (s *sentListenerSpecs) sent(id string, spec workflows.ScaleSetSpec) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	last, ok := s.last[id]
+	return ok && reflect.DeepEqual(last, spec)
+}
+
+func (s *sentListenerSpecs) remember(id string, spec workflows.ScaleSetSpec) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last == nil {
+		s.last = map[string]workflows.ScaleSetSpec{}
+	}
+	s.last[id] = spec
+}
+
+func (s *sentListenerSpecs) forget(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.last, id)
 }
