@@ -35,6 +35,7 @@ func ScaleSetWorkflow(ctx workflow.Context, in ScaleSetInput) error {
 	l.specs = workflow.GetSignalChannel(ctx, contract.SignalSpec)
 	l.deletes = workflow.GetSignalChannel(ctx, contract.SignalDelete)
 	l.lostPolls = workflow.GetSignalChannel(ctx, contract.SignalPollLost)
+	l.holds = workflow.GetSignalChannel(ctx, contract.SignalHold)
 	if err := workflow.SetQueryHandler(ctx, contract.QueryState, func() (ScaleSetState, error) { return l.state, nil }); err != nil {
 		return err
 	}
@@ -53,8 +54,8 @@ func ScaleSetWorkflow(ctx workflow.Context, in ScaleSetInput) error {
 }
 
 type listener struct {
-	state                     ScaleSetState
-	specs, deletes, lostPolls workflow.ReceiveChannel
+	state                            ScaleSetState
+	specs, deletes, lostPolls, holds workflow.ReceiveChannel
 	// polling is the activity ID of the poll running now; lost that the
 	// worker running it is gone (PollLost).
 	polling string
@@ -66,6 +67,11 @@ type listener struct {
 // step, and the set's jobs wait for it meanwhile, not its messages.
 func (l *listener) step(ctx workflow.Context) {
 	s := &l.state
+	if s.Held {
+		l.closeSession(ctx)
+		l.awaitSignal(ctx)
+		return
+	}
 	if s.ScaleSetID == 0 {
 		l.ensureSet(ctx)
 		return
@@ -157,14 +163,14 @@ func (l *listener) poll(ctx workflow.Context) {
 	var out calls.PollScaleSetOutput
 	var pollErr error
 	done := false
-	for !done && !s.Deleting && !l.lost && !l.movedOn(ctx, in) {
+	for !done && !s.Deleting && !s.Held && !l.lost && !l.movedOn(ctx, in) {
 		sel := workflow.NewSelector(ctx)
 		sel.AddFuture(future, func(f workflow.Future) { pollErr, done = f.Get(ctx, &out), true })
 		l.listen(ctx, sel)
 		sel.Select(ctx)
 	}
 	if !done {
-		// Deleting: the poll is abandoned, the session closed after. Lost:
+		// Deleting or held: the poll is abandoned, the session closed after. Lost:
 		// its worker is gone; the next step polls again with the same cursor
 		// and the same message to delete. Moved on: what it brings belongs to
 		// a set or session the listener left.
@@ -223,6 +229,18 @@ func (l *listener) listen(ctx workflow.Context, sel workflow.Selector) {
 		c.Receive(ctx, &lost)
 		l.onPollLost(ctx, lost)
 	})
+	sel.AddReceive(l.holds, func(c workflow.ReceiveChannel, _ bool) {
+		var hold contract.Hold
+		c.Receive(ctx, &hold)
+		l.onHold(ctx, hold)
+	})
+}
+
+func (l *listener) onHold(ctx workflow.Context, hold contract.Hold) {
+	if hold.Held != l.state.Held {
+		workflow.GetLogger(ctx).Info("scale set listener hold changed", "scaleSet", l.state.Spec.Name, "held", hold.Held)
+	}
+	l.state.Held = hold.Held
 }
 
 // onPollLost abandons the running poll when it is the one whose worker died;
@@ -255,16 +273,27 @@ func (l *listener) onSpec(ctx workflow.Context, spec ScaleSetSpec) {
 func (l *listener) drainSignals(ctx workflow.Context) {
 	for {
 		var spec ScaleSetSpec
+		var hold contract.Hold
 		switch {
 		case l.specs.ReceiveAsync(&spec):
 			l.onSpec(ctx, spec)
 		case l.deletes.ReceiveAsync(nil):
 			l.state.Deleting = true
 		case l.lostPolls.ReceiveAsync(nil):
+		case l.holds.ReceiveAsync(&hold):
+			l.onHold(ctx, hold)
 		default:
 			return
 		}
 	}
+}
+
+// awaitSignal waits for the next signal, with no timer: a held listener
+// costs nothing while it waits.
+func (l *listener) awaitSignal(ctx workflow.Context) {
+	sel := workflow.NewSelector(ctx)
+	l.listen(ctx, sel)
+	sel.Select(ctx)
 }
 
 // pause waits d on a timer, or until a signal comes.

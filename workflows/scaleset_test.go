@@ -41,6 +41,8 @@ type listenerTest struct {
 	sent   []contract.ScaleSetMessage
 	told   []contract.ScaleSetID
 	closed []string
+	// pollCall is the poll's mock, for a test to delay it (After).
+	pollCall *testsuite.MockCallWrapper
 }
 
 func newListenerTest(t *testing.T, script []calls.PollScaleSetOutput) *listenerTest {
@@ -67,7 +69,7 @@ func newListenerTestWith(_ *testing.T, poll func(lt *listenerTest, n int) (calls
 			lt.closed = append(lt.closed, in.SessionID)
 			return nil
 		})
-	lt.env.OnActivity(scaleSets.PollScaleSet, mock.Anything, mock.Anything).Return(
+	lt.pollCall = lt.env.OnActivity(scaleSets.PollScaleSet, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in calls.PollScaleSetInput) (calls.PollScaleSetOutput, error) {
 			lt.mu.Lock()
 			defer lt.mu.Unlock()
@@ -303,4 +305,35 @@ func TestAPollOfASetLeftByARenameIsDropped(t *testing.T) {
 	for _, m := range lt.sent {
 		require.NotEqual(t, 4, m.Assigned, "the old set's message is not the new set's demand")
 	}
+}
+
+// `arcflow drain` holds a listener: its poll is abandoned, its session closed,
+// and nothing is polled until the hold ends; then a new session polls on from
+// the same cursor.
+func TestAHeldListenerClosesItsSessionAndPollsNothing(t *testing.T) {
+	var started []time.Time
+	lt := newListenerTestWith(t, func(lt *listenerTest, n int) (calls.PollScaleSetOutput, error) {
+		started = append(started, lt.env.Now())
+		if n == 3 {
+			lt.env.SignalWorkflow(contract.SignalDelete, nil)
+		}
+		return message(int64(99+n), 1), nil
+	})
+	lt.pollCall.After(time.Minute)
+	lt.env.RegisterDelayedCallback(func() { lt.env.SignalWorkflow(contract.SignalHold, contract.Hold{Held: true}) }, 90*time.Second)
+	lt.env.RegisterDelayedCallback(func() {
+		lt.mu.Lock()
+		defer lt.mu.Unlock()
+		require.Len(t, lt.polls, 2, "no poll while held")
+		require.Equal(t, []string{"s1"}, lt.closed, "the hold closed the session")
+		lt.env.SignalWorkflow(contract.SignalHold, contract.Hold{Held: false})
+	}, 2*time.Hour)
+	lt.env.ExecuteWorkflow(ScaleSetWorkflow, ScaleSetInput{Spec: listenerSpec()})
+	require.NoError(t, lt.env.GetWorkflowError())
+	require.Len(t, lt.polls, 3)
+	require.GreaterOrEqual(t, started[2].Sub(started[0]), 2*time.Hour, "the next poll waited for the hold's end")
+	require.Equal(t, int64(100), lt.polls[2].LastMessageID, "the cursor kept")
+	require.Equal(t, int64(100), lt.polls[2].AckMessageID, "the message the abandoned poll would have deleted is deleted now")
+	require.True(t, lt.polls[2].AcquireListed, "a new session")
+	require.Equal(t, []string{"s1", "s1"}, lt.closed)
 }

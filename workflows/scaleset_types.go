@@ -92,6 +92,9 @@ type ScaleSetState struct {
 	Messages int64 `json:",omitempty"`
 	Polls    int64 `json:",omitempty"`
 	Deleting bool  `json:",omitempty"`
+	// Held: `arcflow drain` closed the session; nothing is polled until
+	// `arcflow drain --undo`.
+	Held bool `json:",omitempty"`
 }
 
 // ScaleSetJob is an open job of the set.

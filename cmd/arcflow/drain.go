@@ -46,6 +46,10 @@ pool or autoscaler (--arc-controller-lease). arcflow's pool and autoscaler
 workflows stay, held at 0, and go on handing back what still reaches them. A timeout, or Ctrl-C, leaves the hold in place: run drain
 again to keep waiting.
 
+A pool that joins a runner scale set (arcflow.dev/scale-set): its listener
+closes the set's session and polls nothing while held, so the set's jobs
+wait in GitHub for a listener; --undo opens a session again.
+
 --undo ends the hold: each autoscaler's force-scale ends within a second, and
 each pool without an autoscaler that was scaled is scaled back to its
 spec.replicas. Such a pool keeps that count: a later change of its

@@ -103,6 +103,31 @@ func (d *drainer) hold(ctx context.Context, t *drainTargets) error {
 		}
 		fmt.Fprintf(d.out, "drain: %s: scaled to 0 (no autoscaler scales it)\n", id)
 	}
+	return d.holdListeners(ctx, true)
+}
+
+// holdListeners holds or resumes every scale set listener of the drained
+// namespaces: a held one closes its session, so the service assigns the set's
+// jobs to nobody's runners until a listener (arcflow's after --undo, or
+// another) opens one again.
+func (d *drainer) holdListeners(ctx context.Context, held bool) error {
+	ids, err := running(ctx, d.tc, contract.ScaleSetWorkflowType, "scaleset/", d.opts.namespace)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if held && d.held[id] {
+			continue
+		}
+		if err := d.signal(ctx, id, contract.SignalHold, contract.Hold{Held: held}); err != nil {
+			return err
+		}
+		if held {
+			fmt.Fprintf(d.out, "drain: %s: session closed; the set's jobs wait in GitHub for a listener\n", id)
+		} else {
+			fmt.Fprintf(d.out, "drain --undo: %s: listening again\n", id)
+		}
+	}
 	return nil
 }
 
@@ -147,6 +172,9 @@ func (d *drainer) undoHold(ctx context.Context) error {
 			return err
 		}
 		fmt.Fprintf(d.out, "drain --undo: %s: scaled back to its spec.replicas, %d\n", id, s.Spec.Replicas)
+	}
+	if err := d.holdListeners(ctx, false); err != nil {
+		return err
 	}
 	if err := d.undoHandBack(ctx); err != nil {
 		return err

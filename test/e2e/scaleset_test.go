@@ -89,4 +89,24 @@ func TestAScaleSetsJobsRunWithNoWebhook(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, stats.TotalAssignedJobs)
 	t.Logf("%d pods for 3 jobs; calls: %v", pods, counts)
+
+	// `arcflow drain` closes the set's session; a job queued meanwhile waits
+	// in GitHub and runs after --undo.
+	lines, err := startCLI(t, ns, "drain", "--namespace", ns, "--timeout", "1m")()
+	require.NoError(t, err, "%v", lines)
+	require.Contains(t, joined(lines), "drain: scaleset/"+ns+"/runnerdeployment/app: session closed")
+	require.Eventually(t, func() bool {
+		sets := w.GitHub.ScaleSets()
+		return len(sets) == 1 && sets[0].Session == ""
+	}, 30*time.Second, 100*time.Millisecond, "the held listener closed its session")
+	w.Queue("octo-org/app", "while-held", []string{"arc-app"})
+	lines, err = startCLI(t, ns, "drain", "--undo", "-n", ns)()
+	require.NoError(t, err, "%v", lines)
+	require.Contains(t, joined(lines), "drain --undo: scaleset/"+ns+"/runnerdeployment/app: listening again")
+	for _, j := range w.GitHub.Jobs() {
+		if j.Name == "while-held" {
+			require.Equal(t, "queued", j.Status, "no runner took the job while the listener was held")
+		}
+	}
+	allDone(t, w, 4, 90*time.Second, "the job queued while held ran after --undo")
 }

@@ -11,6 +11,9 @@ func ScaleSetWorkflowID(namespace, kind, name string) string {
 	return "scaleset/" + namespace + "/" + strings.ToLower(kind) + "/" + name
 }
 
+// ScaleSetWorkflowType is the listener's workflow type name.
+const ScaleSetWorkflowType = "ScaleSetWorkflow"
+
 // SignalScaleSet carries a ScaleSetMessage from a scale set's listener to the
 // autoscaler of its pool.
 const SignalScaleSet = "scale-set"
@@ -57,4 +60,14 @@ const SignalPollLost = "poll-lost"
 type PollLost struct {
 	ActivityID string `json:"activityID"`
 	Worker     string `json:"worker"`
+}
+
+// SignalHold carries a Hold from `arcflow drain` to a listener.
+const SignalHold = "hold"
+
+// Hold says whether a listener holds off: while held it has no session (so
+// the service assigns the set's jobs to none of arcflow's runners) and polls
+// nothing; Held false resumes it.
+type Hold struct {
+	Held bool `json:"held"`
 }
