@@ -149,4 +149,27 @@ func TestRecordScaleSetHistories(t *testing.T) {
 		r.export("-listener", id, first)
 		r.finish()
 	})
+
+	// `arcflow drain` holds a listener (its session closed, nothing polled),
+	// then --undo resumes it.
+	t.Run("scaleset-hold", func(t *testing.T) {
+		r := newRecorder(t, compact, "scaleset-hold")
+		scope := registry.Scope{Organization: "octo-org"}
+		id := contract.ScaleSetWorkflowID(ns, "RunnerDeployment", "scaleset-hold")
+		spec := workflows.ScaleSetSpec{Namespace: ns, Kind: "RunnerDeployment", Pool: "scaleset-hold", Scope: scope,
+			Name: "hold-set", Labels: []string{"hold-set"}, MaxRunners: 5, Generation: 1}
+		first := r.start(id, workflows.ScaleSetWorkflow, workflows.ScaleSetInput{Spec: spec})
+		waitState(r, id, "a session", func(s workflows.ScaleSetState) bool { return s.SessionID != "" && s.Polls > 0 })
+		r.signal(id, contract.SignalHold, contract.Hold{Held: true})
+		waitState(r, id, "held, no session", func(s workflows.ScaleSetState) bool { return s.Held && s.SessionID == "" })
+		if s, _ := actions.setNamed("hold-set"); s.Session != "" {
+			t.Fatalf("a held listener's session stayed open: %+v", s)
+		}
+		r.signal(id, contract.SignalHold, contract.Hold{Held: false})
+		waitState(r, id, "a session again", func(s workflows.ScaleSetState) bool { return !s.Held && s.SessionID != "" })
+		r.signal(id, contract.SignalDelete, nil)
+		r.waitDone(id, nil)
+		r.export("-listener", id, first)
+		r.finish()
+	})
 }
