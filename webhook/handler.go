@@ -152,7 +152,7 @@ func (s *Server) handleJob(c echo.Context, delivery string, body []byte, reply r
 func startOf(id string, match Match, spec contract.AutoscalerSpec) autoscalerStart {
 	return autoscalerStart{
 		options: client.StartWorkflowOptions{
-			ID: id, TaskQueue: contract.TaskQueue, Memo: contract.AutoscalerMemo(match.HRA.Namespace, match.HRA.Name, spec.TargetKind, spec.TargetName),
+			ID: id, TaskQueue: contract.ControlTaskQueue, Memo: contract.AutoscalerMemo(match.HRA.Namespace, match.HRA.Name, spec.TargetKind, spec.TargetName),
 			TypedSearchAttributes: temporal.NewSearchAttributes(
 				contract.SearchAttrKind.ValueSet("autoscaler"),
 				contract.SearchAttrPool.ValueSet(match.HRA.Namespace+"/"+match.Target.Name),

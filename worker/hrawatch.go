@@ -66,7 +66,7 @@ func (w *ResourceWatcher) autoscalerSpec(hra *v1alpha1.HorizontalRunnerAutoscale
 func (w *ResourceWatcher) signalAutoscaler(ctx context.Context, hra *v1alpha1.HorizontalRunnerAutoscaler, spec contract.AutoscalerSpec) error {
 	id := contract.AutoscalerWorkflowID(hra.Namespace, hra.Name)
 	_, err := w.Temporal.SignalWithStartWorkflow(ctx, id, contract.SignalSpec, spec, client.StartWorkflowOptions{
-		ID: id, TaskQueue: contract.TaskQueue, Memo: contract.AutoscalerMemo(hra.Namespace, hra.Name, spec.TargetKind, spec.TargetName),
+		ID: id, TaskQueue: contract.ControlTaskQueue, Memo: contract.AutoscalerMemo(hra.Namespace, hra.Name, spec.TargetKind, spec.TargetName),
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			contract.SearchAttrKind.ValueSet("autoscaler"),
 			contract.SearchAttrPool.ValueSet(hra.Namespace+"/"+spec.TargetName),

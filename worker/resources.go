@@ -203,7 +203,7 @@ func (w *ResourceWatcher) upsert(ctx context.Context, kind string, u *unstructur
 	}
 	id := contract.PoolWorkflowID(u.GetNamespace(), kind, u.GetName())
 	_, err := w.Temporal.SignalWithStartWorkflow(ctx, id, contract.SignalSpec, spec, client.StartWorkflowOptions{
-		ID: id, TaskQueue: contract.TaskQueue, Memo: contract.PoolMemo(u.GetNamespace(), kind, u.GetName(), spec.Scope.String()),
+		ID: id, TaskQueue: contract.ControlTaskQueue, Memo: contract.PoolMemo(u.GetNamespace(), kind, u.GetName(), spec.Scope.String()),
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			contract.SearchAttrKind.ValueSet("pool"),
 			contract.SearchAttrPool.ValueSet(u.GetNamespace()+"/"+u.GetName()),

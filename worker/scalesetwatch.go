@@ -29,7 +29,7 @@ func (w *ResourceWatcher) upsertScaleSet(ctx context.Context, kind string, u *un
 	listener := w.listenerSpec(kind, u, spec)
 	id := contract.ScaleSetWorkflowID(spec.Namespace, kind, spec.Name)
 	_, err := w.Temporal.SignalWithStartWorkflow(ctx, id, contract.SignalSpec, listener, client.StartWorkflowOptions{
-		ID: id, TaskQueue: contract.TaskQueue,
+		ID: id, TaskQueue: contract.ControlTaskQueue,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			contract.SearchAttrKind.ValueSet("scaleset"),
 			contract.SearchAttrPool.ValueSet(spec.Namespace+"/"+spec.Name),

@@ -14,33 +14,48 @@ import (
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
-// Worker is a process's Temporal workers: one of arcflow's task queue, with
-// every workflow and activity, and one of the scale set polls' own queue.
+// Worker is a process's Temporal workers: one of the runners' task queue, one
+// of the control queue (autoscalers, pools, listeners), and one of the scale
+// set polls' own queue.
 type Worker struct {
-	main, polls sdkworker.Worker
+	main, control, polls sdkworker.Worker
 }
 
-// Start starts both; Stop stops both.
+// Start starts all three; Stop stops them.
 func (w *Worker) Start() error {
-	if err := w.main.Start(); err != nil {
-		return err
-	}
-	if err := w.polls.Start(); err != nil {
-		w.main.Stop()
-		return err
+	started := []sdkworker.Worker{}
+	for _, each := range []sdkworker.Worker{w.main, w.control, w.polls} {
+		if err := each.Start(); err != nil {
+			for _, s := range started {
+				s.Stop()
+			}
+			return err
+		}
+		started = append(started, each)
 	}
 	return nil
 }
 
 func (w *Worker) Stop() {
 	w.polls.Stop()
+	w.control.Stop()
 	w.main.Stop()
 }
 
 // New builds the Temporal workers, with every workflow and the given
 // activities registered.
 func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub, sets *activities.ScaleSets) *Worker {
-	w := sdkworker.New(c, contract.TaskQueue, sdkworker.Options{
+	if sets == nil {
+		sets = &activities.ScaleSets{} // its activities fail: no pool joins a scale set
+	}
+	// Both queues run every workflow type: workflows started before the
+	// control queue stay on the main one until they continue as new.
+	return &Worker{main: newQueueWorker(c, contract.TaskQueue, kube, gh, sets), control: newQueueWorker(c, contract.ControlTaskQueue, kube, gh, sets),
+		polls: newPollWorker(c, sets)}
+}
+
+func newQueueWorker(c client.Client, queue string, kube *activities.Kubernetes, gh *activities.GitHub, sets *activities.ScaleSets) sdkworker.Worker {
+	w := sdkworker.New(c, queue, sdkworker.Options{
 		// A burst starts one runner workflow and activity per job at once. With
 		// Temporal's default of two pollers most tasks miss a waiting poller and
 		// take the slower backlog path; eight keep a burst of 100 on the fast path.
@@ -63,12 +78,9 @@ func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub, se
 	w.RegisterWorkflow(workflows.ScaleSetWorkflow)
 	w.RegisterActivity(kube)
 	w.RegisterActivity(gh)
-	if sets == nil {
-		sets = &activities.ScaleSets{} // its activities fail: no pool joins a scale set
-	}
 	w.RegisterActivity(sets)
 	w.RegisterActivity(&activities.Workflows{Client: c})
-	return &Worker{main: w, polls: newPollWorker(c, sets)}
+	return w
 }
 
 // newPollWorker runs the scale set polls on a queue of their own, without the

@@ -58,7 +58,7 @@ func AutoscalerWorkflow(ctx workflow.Context, in AutoscalerInput) error {
 		if info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > autoscalerMaxHistory {
 			a.awaitTells(ctx)
 			a.drainSignals(ctx)
-			return workflow.NewContinueAsNewError(ctx, AutoscalerWorkflow, AutoscalerInput{Spec: a.state.Spec, State: &a.state})
+			return workflow.NewContinueAsNewError(onControlQueue(ctx), AutoscalerWorkflow, AutoscalerInput{Spec: a.state.Spec, State: &a.state})
 		}
 		a.wait(ctx, wake)
 	}

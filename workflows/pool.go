@@ -84,7 +84,7 @@ func PoolWorkflow(ctx workflow.Context, in PoolInput) error {
 				p.onStarted(ctx, p.starting[0])
 			}
 			p.drainSignals(ctx)
-			return workflow.NewContinueAsNewError(ctx, PoolWorkflow, PoolInput{Spec: p.state.Spec, State: &p.state})
+			return workflow.NewContinueAsNewError(onControlQueue(ctx), PoolWorkflow, PoolInput{Spec: p.state.Spec, State: &p.state})
 		}
 		p.wait(ctx, plan)
 	}

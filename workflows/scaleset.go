@@ -45,7 +45,7 @@ func ScaleSetWorkflow(ctx workflow.Context, in ScaleSetInput) error {
 		if info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > scaleSetMaxHistory {
 			l.drainSignals(ctx)
 			if !l.state.Deleting {
-				return workflow.NewContinueAsNewError(ctx, ScaleSetWorkflow, ScaleSetInput{Spec: l.state.Spec, State: &l.state})
+				return workflow.NewContinueAsNewError(onControlQueue(ctx), ScaleSetWorkflow, ScaleSetInput{Spec: l.state.Spec, State: &l.state})
 			}
 		}
 	}

@@ -7,9 +7,15 @@ import (
 	"go.temporal.io/sdk/temporal"
 )
 
-// TaskQueue is the task queue of every arcflow workflow and activity but the
-// scale set polls.
+// TaskQueue is the runner workflows' task queue, and that of every arcflow
+// workflow started before ControlTaskQueue existed.
 const TaskQueue = "arcflow"
+
+// ControlTaskQueue is the autoscalers', pools' and scale set listeners' queue,
+// with their activities. Its own queue, and its own worker's sticky queue,
+// keep a pool's next decision from waiting behind a burst's runner tasks (it
+// waited up to a second behind 100 of them).
+const ControlTaskQueue = "arcflow-control"
 
 // PollTaskQueue is the scale set polls' queue: its workers heartbeat at the
 // SDK's pace, where the main queue's heartbeat every second.

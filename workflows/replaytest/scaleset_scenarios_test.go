@@ -172,4 +172,34 @@ func TestRecordScaleSetHistories(t *testing.T) {
 		r.export("-listener", id, first)
 		r.finish()
 	})
+
+	// A listener started on the runners' queue, as before the control queue
+	// existed, continues as new on the control queue (control-task-queue).
+	t.Run("scaleset-control-queue", func(t *testing.T) {
+		r := newRecorder(t, compact, "scaleset-control-queue")
+		scope := registry.Scope{Organization: "octo-org"}
+		id := contract.ScaleSetWorkflowID(ns, "RunnerDeployment", "scaleset-control-queue")
+		spec := workflows.ScaleSetSpec{Namespace: ns, Kind: "RunnerDeployment", Pool: "scaleset-control-queue", Scope: scope,
+			Name: "control-queue-set", Labels: []string{"control-queue-set"}, MaxRunners: 5, Generation: 1}
+		first := r.start(id, workflows.ScaleSetWorkflow, workflows.ScaleSetInput{Spec: spec})
+		waitState(r, id, "a session", func(s workflows.ScaleSetState) bool { return s.SessionID != "" })
+		// Holds and resumes fill the history until the compact server
+		// suggests continue-as-new.
+		for i := 0; !r.continued(id, first) && i < 100; i++ {
+			r.signal(id, contract.SignalHold, contract.Hold{Held: i%2 == 0})
+		}
+		r.waitContinued(id, first)
+		desc, err := r.c.DescribeWorkflowExecution(r.ctx, id, "")
+		if err != nil {
+			t.Fatalf("describe: %v", err)
+		}
+		if q := desc.GetExecutionConfig().GetTaskQueue().GetName(); q != contract.ControlTaskQueue {
+			t.Fatalf("the next run is on %q; want %q", q, contract.ControlTaskQueue)
+		}
+		waitState(r, id, "a session on the control queue", func(s workflows.ScaleSetState) bool { return s.SessionID != "" })
+		r.signal(id, contract.SignalDelete, nil)
+		r.waitDone(id, nil)
+		r.export("-listener", id, first)
+		r.finish()
+	})
 }

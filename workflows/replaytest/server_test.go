@@ -32,9 +32,9 @@ const compactHistory = 40
 // server is a Temporal dev server with a worker of arcflow's workflows on fake
 // activities.
 type server struct {
-	stack         *localstack.Stack
-	client        client.Client
-	worker, polls worker.Worker
+	stack   *localstack.Stack
+	client  client.Client
+	workers []worker.Worker
 }
 
 var (
@@ -92,36 +92,45 @@ func startServer(ctx context.Context, dynamicConfig map[string]string) (*server,
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w (and stop: %v)", stack.TemporalAddress, err, stack.Stop())
 	}
-	w := worker.New(c, contract.TaskQueue, worker.Options{})
-	for _, wf := range Workflows {
-		w.RegisterWorkflow(wf)
-	}
-	w.RegisterActivity(&fakeKubernetes{w: fakes})
-	w.RegisterActivity(&fakeGitHub{w: fakes})
-	// Not a fake: it starts the pool's runner workflows on this server, where
-	// they run with the fakes above.
-	w.RegisterActivity(&activities.Workflows{Client: c})
-	// Not fakes either: the scale set activities talk to the fake Actions
-	// service over HTTP.
+	// Not fakes: the scale set activities talk to the fake Actions service
+	// over HTTP.
 	sets := &activities.ScaleSets{Clients: actions.clients}
-	w.RegisterActivity(sets)
+	// The runners' queue and the control queue, each with every workflow, as
+	// arcflow's worker has them.
+	var queues []worker.Worker
+	for _, queue := range []string{contract.TaskQueue, contract.ControlTaskQueue} {
+		w := worker.New(c, queue, worker.Options{})
+		for _, wf := range Workflows {
+			w.RegisterWorkflow(wf)
+		}
+		w.RegisterActivity(&fakeKubernetes{w: fakes})
+		w.RegisterActivity(&fakeGitHub{w: fakes})
+		// Not a fake: it starts the pool's runner workflows on this server,
+		// where they run with the fakes above.
+		w.RegisterActivity(&activities.Workflows{Client: c})
+		w.RegisterActivity(sets)
+		queues = append(queues, w)
+	}
 	polls := worker.New(c, contract.PollTaskQueue, worker.Options{DisableWorkflowWorker: true})
 	polls.RegisterActivityWithOptions(sets.PollScaleSet, activity.RegisterOptions{Name: calls.PollScaleSet})
-	if err := w.Start(); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("start worker: %w (and stop: %v)", err, stack.Stop())
+	started := []worker.Worker{}
+	for _, w := range append(queues, polls) {
+		if err := w.Start(); err != nil {
+			for _, s := range started {
+				s.Stop()
+			}
+			c.Close()
+			return nil, fmt.Errorf("start worker: %w (and stop: %v)", err, stack.Stop())
+		}
+		started = append(started, w)
 	}
-	if err := polls.Start(); err != nil {
-		w.Stop()
-		c.Close()
-		return nil, fmt.Errorf("start the polls' worker: %w (and stop: %v)", err, stack.Stop())
-	}
-	return &server{stack: stack, client: c, worker: w, polls: polls}, nil
+	return &server{stack: stack, client: c, workers: started}, nil
 }
 
 func (s *server) stop() {
-	s.polls.Stop()
-	s.worker.Stop()
+	for i := len(s.workers) - 1; i >= 0; i-- {
+		s.workers[i].Stop()
+	}
 	s.client.Close()
 	if err := s.stack.Stop(); err != nil {
 		fmt.Fprintf(os.Stderr, "replaytest: stop: %v\n", err)
