@@ -55,6 +55,7 @@ const (
 	ErrTypeInvalidSpec      = calls.ErrTypeInvalidSpec
 	ErrTypeRateLimited      = calls.ErrTypeRateLimited
 	ErrTypeRunnerBusy       = calls.ErrTypeRunnerBusy
+	AnnotationReadyUntold   = calls.AnnotationReadyUntold
 	LabelPool               = calls.LabelPool
 	LabelRunner             = calls.LabelRunner
 	LabelRunnerDeployment   = calls.LabelRunnerDeployment

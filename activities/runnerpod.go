@@ -1,8 +1,8 @@
 package activities
 
 import (
+	"maps"
 	"strconv"
-
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -51,8 +51,16 @@ func BuildRunnerPod(in RunnerPodInput, defaults PodDefaults) *corev1.Pod {
 		labels[LabelRunnerDeployment] = in.Pool
 	}
 
+	annotations := in.Annotations
+	if in.ReadyUntold {
+		annotations = maps.Clone(in.Annotations)
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[calls.AnnotationReadyUntold] = "true"
+	}
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: in.Name, Namespace: in.Namespace, Labels: labels, Annotations: in.Annotations},
+		ObjectMeta: metav1.ObjectMeta{Name: in.Name, Namespace: in.Namespace, Labels: labels, Annotations: annotations},
 		Spec: corev1.PodSpec{
 			RestartPolicy:                 corev1.RestartPolicyNever,
 			NodeSelector:                  spec.NodeSelector,

@@ -98,9 +98,22 @@ func (w *PodWatcher) enqueue(pod *corev1.Pod, old activities.PodState, deleted b
 		// The pod's last state may say what deleted it (the pod GC of a lost node).
 		cur = activities.PodState{UID: string(pod.UID), ResourceVersion: "deleted/" + pod.ResourceVersion, Cause: cur.Cause}
 	}
-	if signalWorthy(old, cur) {
+	if podSignalWorthy(old, cur, pod.Annotations[activities.AnnotationReadyUntold] == "true") {
 		w.queue.Add(podSignal{pod.Namespace, pod.Name, cur})
 	}
+}
+
+// podSignalWorthy is signalWorthy, and for a pod marked ready-untold,
+// untoldWorthy too.
+func podSignalWorthy(old, cur activities.PodState, untold bool) bool {
+	return signalWorthy(old, cur) && (!untold || untoldWorthy(old, cur))
+}
+
+// untoldWorthy says whether the runner of a pod marked ready-untold needs the
+// change: its pod's end, deletion, or a change of whether it can be scheduled.
+// Its start and readiness it reads itself when it needs them.
+func untoldWorthy(old, cur activities.PodState) bool {
+	return !cur.Exists || ended(cur) || cur.Deleting != old.Deleting || cur.Unschedulable != old.Unschedulable
 }
 
 // signalWorthy says whether a runner workflow acts on a change of its pod from

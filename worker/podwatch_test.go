@@ -54,3 +54,33 @@ func TestADeletedPodsSignalCarriesItsLossCause(t *testing.T) {
 	item, _ := w.queue.Get()
 	require.Equal(t, activities.PodState{UID: "uid-1", ResourceVersion: "deleted/42", Cause: activities.CauseNodeLost}, item.state)
 }
+
+// A pod marked ready-untold is signalled only when its runner needs it: its
+// end, its deletion, a change of whether a node can take it.
+func TestAReadyUntoldPodIsSignalledOnlyWhatItsRunnerNeeds(t *testing.T) {
+	pod := func(phase corev1.PodPhase, ready bool) activities.PodState {
+		return activities.PodState{UID: "u", Exists: true, Phase: phase, Ready: ready}
+	}
+	unschedulable := pod(corev1.PodPending, false)
+	unschedulable.Unschedulable = true
+	deleting := pod(corev1.PodRunning, true)
+	deleting.Deleting = true
+	var added activities.PodState
+	for _, c := range []struct {
+		name     string
+		old, cur activities.PodState
+		want     bool
+	}{
+		{"a pod first seen Running", added, pod(corev1.PodRunning, true), false},
+		{"Pending to Running and Ready", pod(corev1.PodPending, false), pod(corev1.PodRunning, true), false},
+		{"Ready lost", pod(corev1.PodRunning, true), pod(corev1.PodRunning, false), false},
+		{"a new pod no node can take", added, unschedulable, true},
+		{"Running to Succeeded", pod(corev1.PodRunning, true), pod(corev1.PodSucceeded, false), true},
+		{"a pod first seen Failed", added, pod(corev1.PodFailed, false), true},
+		{"a Running pod deleted by someone", pod(corev1.PodRunning, true), deleting, true},
+		{"a Running pod gone", deleting, activities.PodState{UID: "u"}, true},
+	} {
+		require.Equal(t, c.want, podSignalWorthy(c.old, c.cur, true), c.name)
+		require.Equal(t, signalWorthy(c.old, c.cur), podSignalWorthy(c.old, c.cur, false), "%s: unmarked pods as before", c.name)
+	}
+}

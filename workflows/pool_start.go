@@ -128,11 +128,14 @@ func (p *poolRun) runnerInput(ctx workflow.Context, name string, registrationOnl
 	if spec.ScaleSet != nil {
 		pod.JIT, pod.ScaleSetID = true, p.state.ScaleSetID
 	}
+	startsTold := p.startsTold(registrationOnly)
+	// A JIT runner counts as registered once its pod is Ready, so it hears it.
+	pod.ReadyUntold = startsTold && !pod.JIT
 	return RunnerInput{
 		Pod: pod, Scope: spec.Scope, Ephemeral: spec.Ephemeral, Timings: spec.RunnerTimings,
 		PoolWorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, RegistrationOnly: registrationOnly,
-		Revision: RunnerRevisionQuietEnd, PatientRegistration: p.patientRegistration(registrationOnly),
-		StartsTold: p.startsTold(registrationOnly),
+		Revision: RunnerRevisionReadyUntold, PatientRegistration: p.patientRegistration(registrationOnly),
+		StartsTold: startsTold,
 	}
 }
 
@@ -152,6 +155,7 @@ func (p *poolRun) startRunnerChild(ctx workflow.Context, r PoolRunner) {
 	spec := p.state.Spec
 	in := p.runnerInput(ctx, r.Name, r.RegistrationOnly)
 	in.Revision = RunnerRevisionLocal // the revision this path started runners on
+	in.Pod.ReadyUntold = false
 	var attrs []temporal.SearchAttributeUpdate
 	for key, value := range runnerKeywords(spec, r.Name, publishedAtStart(in.Revision)) {
 		attrs = append(attrs, temporal.NewSearchAttributeKeyKeyword(key).ValueSet(value))

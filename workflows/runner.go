@@ -150,7 +150,9 @@ func (r *runnerRun) create(ctx workflow.Context) error {
 		return nil
 	}
 	var out calls.RunnerPodOutput
-	err := r.call(ctx, calls.EnsureRunnerPod, r.in.Pod).Get(ctx, &out)
+	pod := r.in.Pod
+	pod.ReadyUntold = r.podUntold()
+	err := r.call(ctx, calls.EnsureRunnerPod, pod).Get(ctx, &out)
 	if reset, limited := calls.RateLimitReset(err); limited {
 		r.state.RetryAt = reset
 		return nil
@@ -312,6 +314,9 @@ func (r *runnerRun) awaitRegistrationOnWake(ctx workflow.Context) error {
 	woke := false
 	sel.AddFuture(r.wake, func(workflow.Future) { woke, r.wake = true, nil })
 	sel.Select(ctx)
+	if r.podUntold() && (woke || (r.state.StopRequested && !r.state.Pod.Exited())) {
+		r.readPod(ctx) // its Running and Ready were not signalled
+	}
 	switch {
 	case woke:
 	case r.state.Pod.Exited() || (r.state.StopRequested && !r.stopAwaitsRegistration(ctx)):

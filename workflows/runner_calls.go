@@ -90,3 +90,20 @@ func (r *runnerRun) podRef() calls.PodRef {
 	return calls.PodRef{Namespace: r.in.Pod.Namespace, Name: r.in.Pod.Name, UID: r.state.Pod.UID, Kind: r.in.Pod.Kind,
 		JobPods: r.in.Pod.Spec.ContainerMode == "kubernetes", ARC: r.in.Adopted != nil && !r.in.Adopted.Own, PoolToken: r.state.PoolToken, Pool: r.in.Pod.Pool}
 }
+
+// podUntold: this runner's pod's start and readiness are not signalled to it
+// (RunnerRevisionReadyUntold).
+func (r *runnerRun) podUntold() bool {
+	return r.in.Revision >= RunnerRevisionReadyUntold && r.in.Pod.ReadyUntold
+}
+
+// readPod reads the runner's pod, as a pod signal would have brought it. A pod
+// that cannot be read leaves the state as it was: the next wake reads again.
+func (r *runnerRun) readPod(ctx workflow.Context) {
+	var now calls.PodState
+	if err := r.call(ctx, calls.GetRunnerPod, r.podRef()).Get(ctx, &now); err != nil {
+		workflow.GetLogger(ctx).Warn("cannot read the runner's pod", "runner", r.in.Pod.Name, "error", err)
+		return
+	}
+	r.onPod(ctx, now)
+}

@@ -37,7 +37,7 @@ type call struct {
 
 // runnerRevisions are the code paths every runner test runs on: runs started
 // on an earlier revision keep theirs.
-var runnerRevisions = []int{RunnerRevisionActivities, RunnerRevisionLocal, RunnerRevisionRegisteringAtStart, RunnerRevisionQuietEnd}
+var runnerRevisions = []int{RunnerRevisionActivities, RunnerRevisionLocal, RunnerRevisionRegisteringAtStart, RunnerRevisionQuietEnd, RunnerRevisionReadyUntold}
 
 func forEachRevision(t *testing.T, test func(t *testing.T, revision int)) {
 	for _, revision := range runnerRevisions {

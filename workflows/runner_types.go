@@ -109,6 +109,12 @@ const (
 	// One that last showed something an operator looks for (DeleteBlocked,
 	// Unregistering, ...) still ends as Done.
 	RunnerRevisionQuietEnd = 3
+	// RunnerRevisionReadyUntold: as RunnerRevisionQuietEnd, but a runner told
+	// its job's start whose pod is marked ready-untold (RunnerPodInput.
+	// ReadyUntold: not JIT) is not signalled when its pod starts running or
+	// turns Ready, one action a runner: it reads its pod when a registration
+	// wait ends without a start, and when a stop comes while it registers.
+	RunnerRevisionReadyUntold = 4
 )
 
 // quietEnd says that a runner whose search attribute shows phase may end

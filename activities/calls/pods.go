@@ -74,6 +74,10 @@ const (
 	LabelRunnerSet        = "runnerset-name"
 	LabelPool             = "arcflow.dev/pool"
 	TokenSecretKey        = "RUNNER_TOKEN"
+	// AnnotationReadyUntold marks a pod whose runner is not signalled when the
+	// pod starts running or turns Ready, only when it ends, is deleted or
+	// cannot be scheduled (RunnerPodInput.ReadyUntold).
+	AnnotationReadyUntold = "arcflow.dev/pod-ready-untold"
 	RunnerContainerName   = "runner"
 	DockerContainerName   = "docker"
 )
@@ -103,6 +107,10 @@ type RunnerPodInput struct {
 	// ScaleSetID, with JIT, registers the runner with that runner scale set's
 	// generatejitconfig: only its runners take the set's jobs.
 	ScaleSetID int64 `json:",omitempty"`
+	// ReadyUntold: the runner learns its registration from its job's start,
+	// so its pod's start and readiness are not signalled to it (one Temporal
+	// action a runner); it reads its pod when it needs them.
+	ReadyUntold bool `json:",omitempty"`
 	// VolumeSlot is the RunnerSet volume slot the runner mounts; nil without one
 	// (a RunnerDeployment, or a RunnerSet whose pool predates volume slots,
 	// whose StatefulSet then makes claims that go with it).

@@ -29,8 +29,11 @@ type world struct {
 	removed       map[string]bool
 	busy          map[string]bool
 	invalid       map[string]bool // EnsureRunnerPod fails with InvalidSpec
-	queued        []int64
-	suggested     int
+	// readySince are the ready-untold pods (RunnerPodInput.ReadyUntold), Ready
+	// since they were created, as GetRunnerPod reads them.
+	readySince map[string]time.Time
+	queued     []int64
+	suggested  int
 	// scopes are the other autoscalers' last jobs, by the asking HRA.
 	scopes map[string]time.Time
 	// rerunAsked are the lost jobs whose run GitHub was asked about once.
@@ -40,7 +43,7 @@ type world struct {
 func newWorld() *world {
 	return &world{
 		pods: map[string]bool{}, created: map[string]bool{}, neverRegister: map[string]bool{}, removed: map[string]bool{},
-		busy: map[string]bool{}, invalid: map[string]bool{}, scopes: map[string]time.Time{},
+		busy: map[string]bool{}, invalid: map[string]bool{}, scopes: map[string]time.Time{}, readySince: map[string]time.Time{},
 	}
 }
 
@@ -74,6 +77,9 @@ func (k *fakeKubernetes) EnsureRunnerPod(_ context.Context, in activities.Runner
 	}
 	created := !k.w.pods[in.Name]
 	k.w.pods[in.Name], k.w.created[in.Name] = true, true
+	if in.ReadyUntold && created {
+		k.w.readySince[in.Name] = time.Now()
+	}
 	return activities.RunnerPodOutput{UID: podUID(in.Name), Created: created}, nil
 }
 
@@ -87,6 +93,9 @@ func (k *fakeKubernetes) GetRunnerPod(_ context.Context, ref activities.PodRef) 
 	defer k.w.mu.Unlock()
 	if !k.w.pods[ref.Name] {
 		return activities.PodState{}, nil
+	}
+	if since, ok := k.w.readySince[ref.Name]; ok {
+		return activities.PodState{UID: podUID(ref.Name), ResourceVersion: "1", Exists: true, Phase: "Running", Ready: true, ReadySince: since}, nil
 	}
 	return activities.PodState{UID: podUID(ref.Name), Exists: true, Phase: "Running"}, nil
 }

@@ -156,7 +156,37 @@ func runnerScenarios() []runnerScenario {
 			scenarios = append(scenarios, onRevision(sc, workflows.RunnerRevisionQuietEnd, "quiet-end", 40))
 		}
 	}
-	return scenarios
+	return append(scenarios, readyUntoldScenarios()...)
+}
+
+// readyUntoldScenarios are runners of RunnerRevisionReadyUntold, told their
+// job's start, whose pods' start and readiness are not signalled: one whose
+// job starts, one that never registers and times out from its pod's Ready
+// condition, read at each check, and one stopped while it registers.
+func readyUntoldScenarios() []runnerScenario {
+	untold := func(ephemeral bool) func(string) workflows.RunnerInput {
+		return func(name string) workflows.RunnerInput {
+			in := runnerIn(name, ephemeral)
+			in.Revision, in.StartsTold, in.Pod.ReadyUntold = workflows.RunnerRevisionReadyUntold, true, true
+			return in
+		}
+	}
+	return []runnerScenario{{
+		name: "runner-ready-untold-job-done", in: untold(true), reason: workflows.EndCompleted, maxEvents: 40,
+		drive: func(r *recorder, id, name, _ string) {
+			r.signal(id, contract.SignalJobStarted, contract.JobStarted{JobID: 7, RunnerID: 42})
+			waitPhase(r, id, workflows.PhaseBusy)
+			r.signal(id, contract.SignalPod, exited(name, "2", corev1.PodSucceeded))
+		},
+	}, {
+		name: "runner-ready-untold-registration-timeout", in: untold(true), reason: workflows.EndRegistrationTimeout,
+		prepare: func(name string) { fakes.set(fakes.neverRegister, name, true) },
+	}, {
+		name: "runner-ready-untold-stop-while-registering", in: untold(false), reason: workflows.EndStopped,
+		drive: func(r *recorder, id, _, _ string) {
+			r.signal(id, contract.SignalStop, workflows.StopRequest{Reason: "scale-down"})
+		},
+	}}
 }
 
 // onRevision is a scenario for runners started on the given revision, named
