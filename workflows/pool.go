@@ -69,6 +69,7 @@ func PoolWorkflow(ctx workflow.Context, in PoolInput) error {
 			return err
 		}
 		p.volumeWake = p.tendVolumes(ctx)
+		p.checkWake = p.checkRegistrations(ctx)
 		p.tendWarm(ctx)
 		p.rerunLostJobs(ctx)
 		p.writeStatus(ctx, plan)
@@ -99,8 +100,9 @@ type poolRun struct {
 	// starting holds runner starts not yet confirmed; the pool waits for them only
 	// before continue-as-new, so creating many runners is one round trip.
 	starting []pendingStart
-	// volumeWake is when a free volume slot comes due for deletion.
-	volumeWake time.Time
+	// volumeWake is when a free volume slot comes due for deletion;
+	// checkWake when a runner's registration check does (pool_checks.go).
+	volumeWake, checkWake time.Time
 	// statusDue is when a status change held back by the status interval is
 	// written (pool_status.go); timer wakes the pool, kept across waits.
 	statusDue time.Time
@@ -313,8 +315,9 @@ func (p *poolRun) apply(ctx workflow.Context, plan PoolPlan) error {
 		add(PoolRunner{Name: name, TemplateHash: p.state.Spec.TemplateHash, Created: workflow.Now(ctx), RegistrationOnly: true})
 		p.events = append(p.events, "RegistrationOnly: created "+name+" to stay registered while the pool is at zero")
 	}
+	wakes := plan.Create > 0 && p.poolWakes(ctx, false)
 	for range plan.Create {
-		r := PoolRunner{Name: p.newRunnerName(ctx), TemplateHash: p.state.Spec.TemplateHash, Created: workflow.Now(ctx)}
+		r := PoolRunner{Name: p.newRunnerName(ctx), TemplateHash: p.state.Spec.TemplateHash, Created: workflow.Now(ctx), PoolWakes: wakes && batch}
 		if batch && p.state.Spec.VolumeHash != "" {
 			p.state.acquireVolume(r.Name)
 		}
@@ -375,8 +378,10 @@ func (p *poolRun) wait(ctx workflow.Context, plan PoolPlan) {
 		sel.AddFuture(s.started, func(workflow.Future) { p.onStarted(ctx, s) })
 	}
 	wake := plan.WakeAt
-	if !p.volumeWake.IsZero() && (wake.IsZero() || p.volumeWake.Before(wake)) {
-		wake = p.volumeWake
+	for _, at := range []time.Time{p.volumeWake, p.checkWake} {
+		if !at.IsZero() && (wake.IsZero() || at.Before(wake)) {
+			wake = at
+		}
 	}
 	if plan.Blocked {
 		if retry := workflow.Now(ctx).Add(blockedRetry); wake.IsZero() || retry.Before(wake) {

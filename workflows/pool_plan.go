@@ -36,6 +36,10 @@ type PoolRunner struct {
 	RegistrationOnly bool `json:",omitempty"`
 	// Adopted: a runner ARC left, which the pool took over (pool_adopt.go).
 	Adopted bool `json:",omitempty"`
+	// PoolWakes: the runner waits for the pool's registration-check, which
+	// CheckSent says went out (pool_checks.go).
+	PoolWakes bool `json:",omitempty"`
+	CheckSent bool `json:",omitempty"`
 }
 
 // PoolView is what planPool decides from. Busy is what GitHub last said; nil

@@ -27,7 +27,13 @@ func (p *poolRun) startsInOneActivity(ctx workflow.Context) bool {
 // startRunners starts the runner workflows of one decision in one activity and
 // records them as starting until it returns.
 func (p *poolRun) startRunners(ctx workflow.Context, runners []PoolRunner) {
-	p.startRunnersWith(ctx, runners, func(r PoolRunner) RunnerInput { return p.runnerInput(ctx, r.Name, r.RegistrationOnly) })
+	p.startRunnersWith(ctx, runners, func(r PoolRunner) RunnerInput {
+		in := p.runnerInput(ctx, r.Name, r.RegistrationOnly)
+		if r.PoolWakes && in.Pod.ReadyUntold {
+			in.PoolWakes, in.Revision = true, RunnerRevisionPoolWakes
+		}
+		return in
+	})
 }
 
 // startRunnersWith starts runner workflows in one activity, each with its input.

@@ -67,6 +67,9 @@ type createdRunner struct {
 	volume           *activities.VolumeSlotRef
 	// patient: RunnerInput.PatientRegistration; startsTold: RunnerInput.StartsTold.
 	patient, startsTold bool
+	// poolWakes: RunnerInput.PoolWakes, on revision.
+	poolWakes bool
+	revision  int
 }
 
 func newPoolTest(t *testing.T) *poolTest {
@@ -91,7 +94,7 @@ func newPoolTest(t *testing.T) *poolTest {
 					pt.adopted = append(pt.adopted, adoptedStart{in, st})
 					continue
 				}
-				pt.created = append(pt.created, createdRunner{in.Pod.Name, in.Pod.TemplateHash, pt.env.Now().Sub(pt.start), in.RegistrationOnly, in.Pod.VolumeSlot, in.PatientRegistration, in.StartsTold})
+				pt.created = append(pt.created, createdRunner{in.Pod.Name, in.Pod.TemplateHash, pt.env.Now().Sub(pt.start), in.RegistrationOnly, in.Pod.VolumeSlot, in.PatientRegistration, in.StartsTold, in.PoolWakes, in.Revision})
 			}
 			pt.starts = append(pt.starts, len(starts))
 			return nil

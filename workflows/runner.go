@@ -46,6 +46,7 @@ func RunnerWorkflow(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
 	r.podSignals = workflow.GetSignalChannel(ctx, contract.SignalPod)
 	r.stopSignals = workflow.GetSignalChannel(ctx, contract.SignalStop)
 	r.jobStarts = workflow.GetSignalChannel(ctx, contract.SignalJobStarted)
+	r.checks = workflow.GetSignalChannel(ctx, contract.SignalRegistrationCheck)
 	if err := workflow.SetQueryHandler(ctx, contract.QueryState, func() (RunnerState, error) { return r.state, nil }); err != nil {
 		return RunnerDone{}, err
 	}
@@ -90,6 +91,7 @@ type runnerRun struct {
 	podSignals  workflow.ReceiveChannel
 	stopSignals workflow.ReceiveChannel
 	jobStarts   workflow.ReceiveChannel
+	checks      workflow.ReceiveChannel
 	// published is the phase the search attribute shows.
 	published RunnerPhase
 	// wake is the pending registration timer of a RunnerRevisionLocal run, kept
@@ -297,7 +299,7 @@ func (r *runnerRun) awaitRegistrationOnWake(ctx workflow.Context) error {
 	if r.unschedulableTooLong(ctx) {
 		return r.afterRegistrationWait(ctx, false, false)
 	}
-	if r.wake == nil {
+	if r.wake == nil && !r.awaitsPoolCheck() {
 		delay := r.pollDelay(ctx)
 		if r.state.Pod.Ready {
 			delay = min(delay, r.state.Pod.ReadySince.Add(r.timings.RegistrationTimeout).Sub(workflow.Now(ctx)))
@@ -312,8 +314,15 @@ func (r *runnerRun) awaitRegistrationOnWake(ctx workflow.Context) error {
 	sel := workflow.NewSelector(ctx)
 	r.listen(ctx, sel)
 	woke := false
-	sel.AddFuture(r.wake, func(workflow.Future) { woke, r.wake = true, nil })
+	if r.wake != nil {
+		sel.AddFuture(r.wake, func(workflow.Future) { woke, r.wake = true, nil })
+	}
 	sel.Select(ctx)
+	poolCheck := r.state.CheckAsked
+	if poolCheck {
+		// The pool's check stands for the timer this runner did not start.
+		r.state.CheckAsked, r.state.PoolChecked, woke = false, true, true
+	}
 	if r.podUntold() && (woke || (r.state.StopRequested && !r.state.Pod.Exited())) {
 		r.readPod(ctx) // its Running and Ready were not signalled
 	}
@@ -327,7 +336,9 @@ func (r *runnerRun) awaitRegistrationOnWake(ctx workflow.Context) error {
 	if !woke {
 		return r.afterRegistrationWait(ctx, false, false)
 	}
-	timedOut := r.registrationDeadlinePassed(ctx)
+	// The pool's check asks GitHub first even past the deadline: this runner
+	// made no check before it, and may have registered long ago.
+	timedOut := !poolCheck && r.registrationDeadlinePassed(ctx)
 	return r.afterRegistrationWait(ctx, timedOut, !timedOut)
 }
 

@@ -107,3 +107,14 @@ func (r *runnerRun) readPod(ctx workflow.Context) {
 	}
 	r.onPod(ctx, now)
 }
+
+// awaitsPoolCheck: the runner waits to register with no timer of its own,
+// for its pool's registration-check (RunnerRevisionPoolWakes). A stop or an
+// unschedulable pod needs its own timer at once.
+func (r *runnerRun) awaitsPoolCheck() bool {
+	if r.in.Revision < RunnerRevisionPoolWakes || !r.in.PoolWakes || !r.podUntold() || r.state.PoolChecked || r.state.StopRequested {
+		return false
+	}
+	_, unschedulable := r.unschedulableDeadline()
+	return !unschedulable
+}

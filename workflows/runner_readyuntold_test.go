@@ -99,3 +99,51 @@ func TestAnUntoldRunnerReadsItsPodWhenStopped(t *testing.T) {
 	require.Equal(t, "GetRunnerPod", rt.calls[1].name, "the stop read the pod first")
 	require.Contains(t, rt.names(), "RemoveRunner", "its Running pod's runner was waited for and removed, not its pod deleted unseen")
 }
+
+// A runner that waits for its pool's check starts no timer while it waits for
+// its job's start.
+func TestARunnerWaitingForItsPoolStartsNoTimer(t *testing.T) {
+	rt, in, _ := untoldTest(t, time.Second)
+	in.Revision, in.PoolWakes = RunnerRevisionPoolWakes, true
+	rt.mockFind(0)
+	timers := 0
+	rt.env.SetOnTimerScheduledListener(func(string, time.Duration) { timers++ })
+	rt.after(3*time.Minute, func() {
+		rt.env.SignalWorkflow(contract.SignalJobStarted, contract.JobStarted{JobID: 7, RunnerID: 42})
+	})
+	rt.after(4*time.Minute, func() { rt.signalPod("Succeeded", false, "2") })
+	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
+	require.NoError(t, rt.env.GetWorkflowError())
+	var done RunnerDone
+	require.NoError(t, rt.env.GetWorkflowResult(&done))
+	require.Equal(t, EndCompleted, done.Reason)
+	require.Zero(t, timers, "no timer of its own")
+	require.Equal(t, []string{"EnsureRunnerPod", "DeleteRunnerPod"}, rt.names())
+}
+
+// Its pool's check stands for its first timer: it reads its pod and checks
+// GitHub, and from then on keeps a timer of its own, timing out from its
+// pod's Ready condition as before.
+func TestAPoolsCheckWakesARunnerThatNeverRegistered(t *testing.T) {
+	rt, in, _ := untoldTest(t, time.Minute)
+	in.Revision, in.PoolWakes = RunnerRevisionPoolWakes, true
+	rt.mockFind(-1)
+	rt.mockRemove()
+	rt.after(10*time.Minute, func() { rt.env.SignalWorkflow(contract.SignalRegistrationCheck, nil) })
+	rt.after(30*time.Minute, rt.signalPodDeleted) // ends a runner that never times out
+	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
+	require.NoError(t, rt.env.GetWorkflowError())
+	var done RunnerDone
+	require.NoError(t, rt.env.GetWorkflowResult(&done))
+	require.Equal(t, EndRegistrationTimeout, done.Reason)
+	require.Equal(t, "GetRunnerPod", rt.calls[1].name)
+	require.Equal(t, 10*time.Minute, rt.calls[1].at, "nothing before the pool's check")
+	var deletedAt time.Duration
+	for _, c := range rt.calls {
+		if c.name == "DeleteRunnerPod" {
+			deletedAt = c.at
+		}
+	}
+	require.GreaterOrEqual(t, deletedAt, 11*time.Minute, "not before 10 minutes Ready")
+	require.Less(t, deletedAt, 11*time.Minute+RunnerTimings{}.withDefaults().RegistrationPollMax+time.Second)
+}

@@ -28,6 +28,18 @@ func (r *runnerRun) listen(ctx workflow.Context, sel workflow.Selector) {
 		c.Receive(ctx, &started)
 		r.onJobStarted(started)
 	})
+	sel.AddReceive(r.checks, func(c workflow.ReceiveChannel, _ bool) {
+		c.Receive(ctx, nil)
+		r.onCheck()
+	})
+}
+
+// onCheck takes the pool's registration-check; only a runner that waits for
+// one acts on it (RunnerRevisionPoolWakes).
+func (r *runnerRun) onCheck() {
+	if r.awaitsPoolCheck() {
+		r.state.CheckAsked = true
+	}
 }
 
 // onJobStarted records that GitHub started a job on the runner. A start
@@ -85,6 +97,9 @@ func (r *runnerRun) drainSignals(ctx workflow.Context) {
 	var started contract.JobStarted
 	for r.jobStarts.ReceiveAsync(&started) {
 		r.onJobStarted(started)
+	}
+	for r.checks.ReceiveAsync(nil) {
+		r.onCheck()
 	}
 }
 

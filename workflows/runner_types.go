@@ -66,6 +66,9 @@ type RunnerInput struct {
 	// comes first, for no timer, check or signal to the pool of its own.
 	// Runners take that signal whatever their input says.
 	StartsTold bool `json:",omitempty"`
+	// PoolWakes: the runner starts no registration timer of its own until
+	// its pool's registration-check (RunnerRevisionPoolWakes).
+	PoolWakes bool `json:",omitempty"`
 	// State carries a run's state across continue-as-new; nil on the first run.
 	State *RunnerState `json:",omitempty"`
 	// Revision is the code path the runner was started on (RunnerRevision*). It
@@ -115,6 +118,12 @@ const (
 	// turns Ready, one action a runner: it reads its pod when a registration
 	// wait ends without a start, and when a stop comes while it registers.
 	RunnerRevisionReadyUntold = 4
+	// RunnerRevisionPoolWakes: as RunnerRevisionReadyUntold, but a runner
+	// started with PoolWakes waits to register on signals alone: its job's
+	// start, its pod's end, a stop, or its pool's registration-check (one
+	// timer in the pool for all its runners, in place of one per runner).
+	// After that check it keeps a timer of its own, as before.
+	RunnerRevisionPoolWakes = 5
 )
 
 // quietEnd says that a runner whose search attribute shows phase may end
@@ -192,6 +201,10 @@ type RunnerState struct {
 	JobStarted bool `json:",omitempty"`
 	// JITStarted: a JIT runner's pod was Ready, so its runner came up.
 	JITStarted bool `json:",omitempty"`
+	// CheckAsked: the pool's registration-check came and is not acted on yet;
+	// PoolChecked: one was, so the runner keeps its own timer from then on.
+	CheckAsked  bool `json:",omitempty"`
+	PoolChecked bool `json:",omitempty"`
 	// UnschedulableSince is when the pod was first reported unschedulable, zero
 	// while it is not.
 	UnschedulableSince time.Time `json:",omitempty"`

@@ -65,6 +65,11 @@ const (
 	// SignalJobStarted carries a JobStarted from an autoscaler to the runner
 	// a job started on (its in_progress delivery).
 	SignalJobStarted = "job-started"
+	// SignalRegistrationCheck asks a runner that waits for its job's start
+	// without a timer of its own (RunnerInput.PoolWakes) to check its
+	// registration: its pool sends it once the runner lived the registration
+	// timeout with no start heard.
+	SignalRegistrationCheck = "registration-check"
 	// SignalJobLost carries a JobLost to a re-run workflow.
 	SignalJobLost = "job-lost"
 	QueryState    = "state"

@@ -1,0 +1,41 @@
+package workflows
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arcflow/arcflow/workflows/contract"
+)
+
+// Runners told their starts keep no registration timer: the pool keeps one,
+// and at the registration timeout asks only the runners it heard no start of
+// to check, once each.
+func TestAPoolAsksItsSilentRunnersToCheckTheirRegistration(t *testing.T) {
+	pt := newPoolTest(t)
+	var checked []call
+	pt.env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", contract.SignalRegistrationCheck, mock.Anything).Return(
+		func(_, workflowID, _, _ string, _ any) error {
+			checked = append(checked, call{strings.TrimPrefix(workflowID, contract.RunnerWorkflowID("ci", "")), pt.env.Now().Sub(pt.start)})
+			return nil
+		})
+	pt.at(time.Second, func() {
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2, NamesFinished: true, StartsTold: true, StartsDelivered: true})
+	})
+	pt.at(2*time.Minute, func() {
+		require.Len(t, pt.created, 2)
+		for _, c := range pt.created {
+			require.True(t, c.poolWakes, "%s waits for its pool's check", c.name)
+			require.Equal(t, RunnerRevisionPoolWakes, c.revision)
+		}
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2, NamesFinished: true, StartsTold: true, StartsDelivered: true,
+			Running: []string{pt.created[0].name}})
+	})
+	pt.deleteAndDrain(12 * time.Minute)
+	pt.run(spec(0, "h1", true))
+	require.Equal(t, []call{{pt.created[1].name, 10*time.Minute + time.Second}}, checked,
+		"the runner whose job started is not asked; the other is, at its registration timeout")
+}
