@@ -227,6 +227,10 @@ func (a *autoscalerRun) sendScale(ctx workflow.Context, out DesiredOutput) bool 
 	req.NamesFinished = !s.Warm.Arrivals.Last.IsZero() // it has heard a job queue, so it hears them complete
 	req.StartsTold = req.NamesFinished && workflow.GetVersion(ctx, jobStartedSignalVersion, workflow.DefaultVersion, 1) >= 1
 	req.Warm = a.warmRequest(ctx)
+	req.NamesWithin = a.namesWithin()
+	if a.defersCompletion(ctx, req, out) {
+		return true
+	}
 	if s.Sent != nil && s.Sent.Replicas == req.Replicas && s.Sent.Demanded() == req.Demanded() && !req.EffectiveTime.After(s.Sent.EffectiveTime) &&
 		len(req.Finished) == 0 && req.Warm.same(s.Sent.Warm) {
 		return true

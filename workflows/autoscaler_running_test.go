@@ -34,12 +34,16 @@ func TestAutoscalerPassesTheRunnersOfStartedJobsWithItsNextRequest(t *testing.T)
 	}, 6*time.Second)
 	signal(7*time.Second, contract.JobEvent{DeliveryID: "c1", JobID: 1, Action: "completed", RunnerName: "app-r1"})
 	at.env.RegisterDelayedCallback(func() {
+		require.Len(t, at.requests, 3, "the completion waits for the request that ends the count's hold (deferred-completions)")
+	}, 8*time.Second)
+	at.env.RegisterDelayedCallback(func() {
 		last := at.requests[len(at.requests)-1]
+		require.Equal(t, 1, last.Replicas, "the hold ended 30 s after the last scale-out")
 		require.Equal(t, []string{"app-r1"}, last.Finished)
 		require.Empty(t, last.Running, "sent already")
 		require.True(t, last.StartsDelivered, "and still heard")
-	}, 8*time.Second)
-	at.finish(9*time.Second, hraSpec(0, 10))
+	}, 36*time.Second)
+	at.finish(37*time.Second, hraSpec(0, 10))
 }
 
 // event delivers a job event after the given time.

@@ -127,7 +127,8 @@ func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 		switch {
 		case finishing: // the autoscaler counted this job's end already
 		case p.countsUnheard(ctx):
-			p.state.Unheard = append(p.state.Unheard, UnheardRunner{Name: d.Name, Until: workflow.Now(ctx).Add(unheardCompletionBound)})
+			bound := max(unheardCompletionBound, p.state.Scale.NamesWithin)
+			p.state.Unheard = append(p.state.Unheard, UnheardRunner{Name: d.Name, Until: workflow.Now(ctx).Add(bound)})
 		default:
 			p.state.LastJobFinished = workflow.Now(ctx)
 		}

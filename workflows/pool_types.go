@@ -99,6 +99,10 @@ type ScaleRequest struct {
 	// (pool_unheard.go). A metric-driven autoscaler, a force-scale and a CLI
 	// user leave it false.
 	NamesFinished bool `json:"namesFinished,omitempty"`
+	// NamesWithin is how long after a job's completion at most its runner is
+	// named (the autoscaler may hold a completion for its scale-down delay,
+	// autoscaler_deferred.go): the pool counts an ended runner that long.
+	NamesWithin time.Duration `json:"namesWithin,omitempty"`
 }
 
 // Demanded is how many runners the jobs need now: Demand when it is below

@@ -210,4 +210,32 @@ func TestRecordRunningHistories(t *testing.T) {
 		r.export("-idle", idleID, r.firstRun(idleID))
 		r.finish()
 	})
+	// A completion while the count is held sends nothing
+	// (deferred-completions): the runner's name rides on the next job's
+	// request, and the pool counts the ended runner meanwhile (namesWithin).
+	t.Run("autoscaler-deferred-completions", func(t *testing.T) {
+		spec := autoscalerSpec("autoscaler-deferred-completions")
+		spec.ScaleDownDelay = 20 * time.Second
+		a := newRecorder(t, plain, "autoscaler-deferred-completions").startAutoscaled(spec)
+		a.job("q1", 1, "queued")
+		a.job("q2", 2, "queued")
+		p := waitState(a.r, a.pool, "two runners", func(p workflows.PoolState) bool { return len(p.Runners) == 2 })
+		a.sent(2, 2)
+		runner := p.Runners[0].Name
+		a.r.signal(a.hra, contract.SignalJob, contract.JobEvent{DeliveryID: "c1", JobID: 1, Action: "completed", RunnerName: runner, Repository: scope.Repository})
+		held := waitState(a.r, a.hra, "the completion taken, held back", func(s workflows.AutoscalerState) bool {
+			return len(s.Reservations.Active) == 1 && len(s.Finished) == 1
+		})
+		require.Nil(t, held.Sent.Finished, "not sent")
+		a.job("q3", 3, "queued")
+		s := waitState(a.r, a.hra, "the next request with the name", func(s workflows.AutoscalerState) bool {
+			return len(s.Reservations.Active) == 2 && len(s.Finished) == 0
+		})
+		require.Equal(t, 20*time.Second+30*time.Second, s.Sent.NamesWithin)
+		a.job("c2", 2, "completed")
+		a.job("c3", 3, "completed")
+		a.r.signal(a.hra, contract.SignalForceScale, workflows.ForceScale{Replicas: 0, Duration: "1s"})
+		a.sent(0, 0)
+		a.finish()
+	})
 }
