@@ -3,11 +3,14 @@ package worker
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/arcflow/arcflow/activities"
 )
 
 // SlimPod is the pod watcher's informer transform: it keeps of a runner pod only
 // what activities.PodStateOf reads (identity, deletion, phase, the Ready and
-// PodScheduled conditions, how containers ended, what took the pod away) and drops the spec, labels, annotations, managedFields and
+// PodScheduled conditions, how containers ended, what took the pod away) and
+// the ready-untold annotation, and drops the spec, labels, other annotations, managedFields and
 // the rest of the status. A runner pod's spec (two containers, their env, volumes)
 // is most of its size; the cache holds one per live runner.
 // It is idempotent, and passes anything but a pod through.
@@ -22,6 +25,10 @@ func SlimPod(obj any) (any, error) {
 			DeletionTimestamp: pod.DeletionTimestamp,
 		},
 		Status: corev1.PodStatus{Phase: pod.Status.Phase, Reason: pod.Status.Reason},
+	}
+	if v, ok := pod.Annotations[activities.AnnotationReadyUntold]; ok {
+		// Which changes the pod's runner is signalled (podSignalWorthy).
+		slim.Annotations = map[string]string{activities.AnnotationReadyUntold: v}
 	}
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodReady || c.Type == corev1.PodScheduled || c.Type == corev1.DisruptionTarget {

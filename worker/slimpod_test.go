@@ -103,3 +103,14 @@ func TestSlimPodPassesOtherObjectsThrough(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, tomb, out)
 }
+
+// The ready-untold annotation survives: the watcher reads it to decide which
+// changes the pod's runner is signalled.
+func TestSlimPodKeepsTheReadyUntoldAnnotation(t *testing.T) {
+	slim, err := SlimPod(fullPod(func(p *corev1.Pod) { p.Annotations[activities.AnnotationReadyUntold] = "true" }))
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{activities.AnnotationReadyUntold: "true"}, slim.(*corev1.Pod).Annotations)
+	again, err := SlimPod(slim)
+	require.NoError(t, err)
+	require.Equal(t, slim, again, "idempotent")
+}
