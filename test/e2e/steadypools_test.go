@@ -59,4 +59,10 @@ func TestASteadyLoadOverManyPoolsInterruptsNothingAndStopsNoRunnerAJobNeeds(t *t
 	require.Empty(t, outcome.BusyPodsDeleted, "busy pods deleted")
 	require.Equal(t, steadyLoad.Jobs, outcome.Succeeded)
 	require.Zero(t, outcome.StopsWhileQueued, "scale-down stops while the pool had a queued job")
+
+	untold, signalled, err := world.ReadyUntoldRunners(ctx, tc, ns)
+	require.NoError(t, err)
+	t.Logf("%d runners with ready-untold pods, %d of them signalled while their pods ran", untold, signalled)
+	require.Greater(t, untold, steadyLoad.Jobs/2, "runners told their starts have ready-untold pods")
+	require.Zero(t, signalled, "their pods' start and readiness are not signalled")
 }
