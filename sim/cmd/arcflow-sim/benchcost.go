@@ -37,7 +37,7 @@ func steadyCostRows(b *strings.Builder, a world.RunActions, jobs int, server str
 	fmt.Fprintf(b, "| Temporal Cloud actions per job (%s) | %.2f: %s | 0 (no Temporal) | target ≤ 12 (17.4 before ready-untold pods, the pools' registration timers and deferred completions; 24.2 before kept timers, paced status, job starts told and quiet ends) |\n",
 		world.ActionsRuleURL, perJob, a.From.PerUnit(jobs))
 	fmt.Fprintf(b, "| the same, by the workflow that paid it | %s | | before: runner 8.0, pool 5.0, autoscaler 4.4 |\n", world.PaidBy(a.ByWorkflow, jobs))
-	fmt.Fprintf(b, "| Temporal Cloud price of 1,000 jobs ($%.0f per million actions) | $%.2f | $0 | ≤ $0.40 |\n",
+	fmt.Fprintf(b, "| Temporal Cloud price of 1,000 jobs ($%.0f per million actions) | $%.2f | $0 | ≤ $0.60 (12 actions a job) |\n",
 		world.CloudPricePerMillionActions, world.CloudPriceUSD(perJob*1000))
 	cpu := fmt.Sprintf("%.3f", temporal.CPU.Seconds()/float64(max(jobs, 1)))
 	if postgres.Processes > 0 {
