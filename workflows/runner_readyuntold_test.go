@@ -50,10 +50,7 @@ func TestAnUntoldRunnerNeedsNoReadySignal(t *testing.T) {
 		rt.env.SignalWorkflow(contract.SignalJobStarted, contract.JobStarted{JobID: 7, RunnerID: 42})
 	})
 	rt.after(40*time.Second, func() { rt.signalPod("Succeeded", false, "2") })
-	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
-	require.NoError(t, rt.env.GetWorkflowError())
-	var done RunnerDone
-	require.NoError(t, rt.env.GetWorkflowResult(&done))
+	done := rt.runInput(in)
 	require.Equal(t, EndCompleted, done.Reason)
 	require.Equal(t, []bool{true}, *created, "its pod is marked ready-untold")
 	require.Zero(t, rt.count("GetRunnerPod"), "its pod's readiness was never needed")
@@ -68,10 +65,7 @@ func TestAnUntoldRunnerTimesOutFromItsPodsReadyCondition(t *testing.T) {
 	rt.mockFind(-1)
 	rt.mockRemove()
 	rt.after(30*time.Minute, rt.signalPodDeleted) // ends a runner that never times out
-	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
-	require.NoError(t, rt.env.GetWorkflowError())
-	var done RunnerDone
-	require.NoError(t, rt.env.GetWorkflowResult(&done))
+	done := rt.runInput(in)
 	require.Equal(t, EndRegistrationTimeout, done.Reason)
 	var deletedAt time.Duration
 	for _, c := range rt.calls {
@@ -91,10 +85,7 @@ func TestAnUntoldRunnerReadsItsPodWhenStopped(t *testing.T) {
 	rt.mockFind(20 * time.Second)
 	rt.mockRemove()
 	rt.after(5*time.Second, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{}) })
-	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
-	require.NoError(t, rt.env.GetWorkflowError())
-	var done RunnerDone
-	require.NoError(t, rt.env.GetWorkflowResult(&done))
+	done := rt.runInput(in)
 	require.Equal(t, EndStopped, done.Reason)
 	require.Equal(t, "GetRunnerPod", rt.calls[1].name, "the stop read the pod first")
 	require.Contains(t, rt.names(), "RemoveRunner", "its Running pod's runner was waited for and removed, not its pod deleted unseen")
@@ -112,10 +103,7 @@ func TestARunnerWaitingForItsPoolStartsNoTimer(t *testing.T) {
 		rt.env.SignalWorkflow(contract.SignalJobStarted, contract.JobStarted{JobID: 7, RunnerID: 42})
 	})
 	rt.after(4*time.Minute, func() { rt.signalPod("Succeeded", false, "2") })
-	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
-	require.NoError(t, rt.env.GetWorkflowError())
-	var done RunnerDone
-	require.NoError(t, rt.env.GetWorkflowResult(&done))
+	done := rt.runInput(in)
 	require.Equal(t, EndCompleted, done.Reason)
 	require.Zero(t, timers, "no timer of its own")
 	require.Equal(t, []string{"EnsureRunnerPod", "DeleteRunnerPod"}, rt.names())
@@ -131,10 +119,7 @@ func TestAPoolsCheckWakesARunnerThatNeverRegistered(t *testing.T) {
 	rt.mockRemove()
 	rt.after(10*time.Minute, func() { rt.env.SignalWorkflow(contract.SignalRegistrationCheck, nil) })
 	rt.after(30*time.Minute, rt.signalPodDeleted) // ends a runner that never times out
-	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
-	require.NoError(t, rt.env.GetWorkflowError())
-	var done RunnerDone
-	require.NoError(t, rt.env.GetWorkflowResult(&done))
+	done := rt.runInput(in)
 	require.Equal(t, EndRegistrationTimeout, done.Reason)
 	require.Equal(t, "GetRunnerPod", rt.calls[1].name)
 	require.Equal(t, 10*time.Minute, rt.calls[1].at, "nothing before the pool's check")

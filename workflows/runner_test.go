@@ -152,7 +152,12 @@ func (rt *runnerTest) signalPodDeleted() {
 }
 
 func (rt *runnerTest) run(ephemeral bool, timings RunnerTimings) RunnerDone {
-	rt.env.ExecuteWorkflow(RunnerWorkflow, rt.input(ephemeral, timings))
+	return rt.runInput(rt.input(ephemeral, timings))
+}
+
+// runInput runs the runner with in to its end and returns its result.
+func (rt *runnerTest) runInput(in RunnerInput) RunnerDone {
+	rt.env.ExecuteWorkflow(RunnerWorkflow, in)
 	require.True(rt.t, rt.env.IsWorkflowCompleted())
 	require.NoError(rt.t, rt.env.GetWorkflowError())
 	var done RunnerDone
