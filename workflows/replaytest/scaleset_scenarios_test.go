@@ -196,6 +196,8 @@ func TestRecordScaleSetHistories(t *testing.T) {
 		if q := desc.GetExecutionConfig().GetTaskQueue().GetName(); q != contract.ControlTaskQueue {
 			t.Fatalf("the next run is on %q; want %q", q, contract.ControlTaskQueue)
 		}
+		// The last signal before continue-as-new may have been a hold.
+		r.signal(id, contract.SignalHold, contract.Hold{Held: false})
 		waitState(r, id, "a session on the control queue", func(s workflows.ScaleSetState) bool { return s.SessionID != "" })
 		r.signal(id, contract.SignalDelete, nil)
 		r.waitDone(id, nil)
