@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -63,9 +64,18 @@ func startPoolWorld(t *testing.T, ns string) *poolWorld {
 	t.Cleanup(func() {
 		out, err := stack.Kubectl(context.Background(), "delete", "-n", ns, "rdeploy,runnerset", "--all")
 		require.NoError(t, err, out)
-		require.Eventually(t, func() bool {
+		drained := assert.Eventually(t, func() bool {
 			return len(w.podsIn()) == 0 && len(gh.Runners()) == 0
 		}, 90*time.Second, 200*time.Millisecond, "pools drained after delete")
+		if !drained {
+			// What was left, for a failure seen once under load (CI).
+			for _, p := range w.podsIn() {
+				t.Logf("left: pod %s phase %s deleting %v finalizers %v", p.Name, p.Status.Phase, p.DeletionTimestamp != nil, p.Finalizers)
+			}
+			t.Logf("left: github runners %+v", gh.Runners())
+			open, _ := temporalCLI(context.Background(), ns, "workflow", "list", "--query", "ExecutionStatus='Running'")
+			t.Logf("left: running workflows:\n%s", open)
+		}
 	})
 	return w
 }
