@@ -109,3 +109,27 @@ func TestTheAutoscalerSaysItNamesFinishedRunnersFromItsFirstJob(t *testing.T) {
 	}, 2*time.Second)
 	at.finish(3*time.Second, hraSpec(1, 10))
 }
+
+// An autoscaler that may hold a completion for its scale-down delay says so
+// (NamesWithin): the pool counts the ended runner that long, not a minute.
+func TestAnEndedRunnerCountsAsLongAsItsAutoscalerMayTakeToNameIt(t *testing.T) {
+	pt := newPoolTest(t)
+	within := 5 * time.Minute
+	pt.at(time.Second, func() {
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 1, NamesFinished: true, NamesWithin: within,
+			DecidedAt: pt.env.Now(), EffectiveTime: pt.env.Now()})
+	})
+	pt.at(2*time.Second, func() {
+		require.Len(t, pt.created, 1)
+		pt.registerAll()
+	})
+	pt.at(time.Minute, func() { pt.done(pt.created[0].name, EndCompleted) })
+	pt.at(time.Minute+within-time.Second, func() {
+		require.Len(t, pt.created, 1, "no runner for the done job while its name may still come")
+	})
+	pt.at(time.Minute+within+time.Second, func() {
+		require.Len(t, pt.created, 2, "after that, the count of 1 is met again")
+	})
+	pt.deleteAndDrain(10 * time.Minute)
+	pt.run(spec(0, "h1", true))
+}
