@@ -26,14 +26,18 @@ import (
 // HRA says: the autoscaler that hears the demand, and maxReplicas, the
 // capacity each poll sends.
 func (w *ResourceWatcher) upsertScaleSet(ctx context.Context, kind string, u *unstructured.Unstructured, spec workflows.PoolSpec) error {
-	listener := w.listenerSpec(kind, u, spec)
-	id := contract.ScaleSetWorkflowID(spec.Namespace, kind, spec.Name)
+	return w.signalListener(ctx, w.listenerSpec(kind, u, spec))
+}
+
+// signalListener signal-with-starts a pool's listener with its spec.
+func (w *ResourceWatcher) signalListener(ctx context.Context, listener workflows.ScaleSetSpec) error {
+	id := contract.ScaleSetWorkflowID(listener.Namespace, listener.Kind, listener.Pool)
 	_, err := w.Temporal.SignalWithStartWorkflow(ctx, id, contract.SignalSpec, listener, client.StartWorkflowOptions{
 		ID: id, TaskQueue: contract.ControlTaskQueue,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			contract.SearchAttrKind.ValueSet("scaleset"),
-			contract.SearchAttrPool.ValueSet(spec.Namespace+"/"+spec.Name),
-			contract.SearchAttrScope.ValueSet(spec.Scope.String()),
+			contract.SearchAttrPool.ValueSet(listener.Namespace+"/"+listener.Pool),
+			contract.SearchAttrScope.ValueSet(listener.Scope.String()),
 		),
 	}, workflows.ScaleSetWorkflow, workflows.ScaleSetInput{Spec: listener})
 	if err != nil {
@@ -125,11 +129,11 @@ func (w *ResourceWatcher) refreshScaleSetOf(ctx context.Context, hra *v1alpha1.H
 	}
 	// A pool's change re-queues its HRA, whose listener spec is then the one
 	// the pool's upsert just sent: only what the HRA changed is sent again.
-	id := contract.ScaleSetWorkflowID(spec.Namespace, kind, spec.Name)
-	if w.listenerSpecs.sent(id, w.listenerSpec(kind, u, spec)) {
+	listener := w.listenerSpec(kind, u, spec)
+	if w.listenerSpecs.sent(contract.ScaleSetWorkflowID(spec.Namespace, kind, spec.Name), listener) {
 		return nil
 	}
-	return w.upsertScaleSet(ctx, kind, u, spec)
+	return w.signalListener(ctx, listener)
 }
 
 // scaleSetFollows keeps a pool's listener in step with its annotation: started
