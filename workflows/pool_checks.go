@@ -21,11 +21,12 @@ const poolWakesVersion = "pool-registration-wakes"
 
 // poolWakes says whether a new runner waits for its pool's registration
 // check: a runner told its job's start, whose registration a start shows (not
-// JIT), while the pool needs no early word of registrations (patient: no
-// rollout, no warm buffer). The version is asked only where the answer is yes.
+// JIT: its pod is ready-untold), while the pool needs no early word of
+// registrations (patient: no rollout, no warm buffer). The version is asked
+// only where the answer is yes.
 func (p *poolRun) poolWakes(ctx workflow.Context, registrationOnly bool) bool {
 	s := &p.state
-	if !p.startsTold(registrationOnly) || s.Spec.ScaleSet != nil || !p.patientRegistration(registrationOnly) {
+	if !p.startsTold(registrationOnly) || s.Spec.ScaleSet != nil || s.Spec.Runner.JIT || !p.patientRegistration(registrationOnly) {
 		return false
 	}
 	return workflow.GetVersion(ctx, poolWakesVersion, workflow.DefaultVersion, 1) >= 1

@@ -29,7 +29,7 @@ func (p *poolRun) startsInOneActivity(ctx workflow.Context) bool {
 func (p *poolRun) startRunners(ctx workflow.Context, runners []PoolRunner) {
 	p.startRunnersWith(ctx, runners, func(r PoolRunner) RunnerInput {
 		in := p.runnerInput(ctx, r.Name, r.RegistrationOnly)
-		if r.PoolWakes && in.Pod.ReadyUntold {
+		if r.PoolWakes {
 			in.PoolWakes, in.Revision = true, RunnerRevisionPoolWakes
 		}
 		return in
