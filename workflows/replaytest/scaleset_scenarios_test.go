@@ -126,15 +126,12 @@ func TestRecordScaleSetHistories(t *testing.T) {
 	// abandons the poll, and finds or makes the new set, whose queue starts
 	// over (scaleset-polls-left-behind).
 	t.Run("scaleset-rename", func(t *testing.T) {
-		r := newRecorder(t, compact, "scaleset-rename")
-		scope := registry.Scope{Organization: "octo-org"}
-		id := contract.ScaleSetWorkflowID(ns, "RunnerDeployment", "scaleset-rename")
-		spec := workflows.ScaleSetSpec{Namespace: ns, Kind: "RunnerDeployment", Pool: "scaleset-rename", Scope: scope,
-			Name: "rename-old", Labels: []string{"rename-old"}, MaxRunners: 5, Generation: 1}
-		first := r.start(id, workflows.ScaleSetWorkflow, workflows.ScaleSetInput{Spec: spec})
+		l := startListener(t, "scaleset-rename", "rename-old")
+		r, id := l.r, l.id
 		old := waitState(r, id, "the old set's session", func(s workflows.ScaleSetState) bool { return s.SessionID != "" && s.Polls > 0 })
-		spec.Name, spec.Labels, spec.Generation = "rename-new", []string{"rename-new"}, 2
-		r.signal(id, contract.SignalSpec, spec)
+		renamedSpec := l.spec
+		renamedSpec.Name, renamedSpec.Labels, renamedSpec.Generation = "rename-new", []string{"rename-new"}, 2
+		r.signal(id, contract.SignalSpec, renamedSpec)
 		renamed := waitState(r, id, "the new set's session", func(s workflows.ScaleSetState) bool {
 			return s.ScaleSetID != 0 && s.ScaleSetID != old.ScaleSetID && s.SessionID != ""
 		})
@@ -144,21 +141,14 @@ func TestRecordScaleSetHistories(t *testing.T) {
 		if s, _ := actions.setNamed("rename-old"); s.Session != "" {
 			t.Fatalf("the old set's session stayed open: %+v", s)
 		}
-		r.signal(id, contract.SignalDelete, nil)
-		r.waitDone(id, nil)
-		r.export("-listener", id, first)
-		r.finish()
+		l.finish()
 	})
 
 	// `arcflow drain` holds a listener (its session closed, nothing polled),
 	// then --undo resumes it.
 	t.Run("scaleset-hold", func(t *testing.T) {
-		r := newRecorder(t, compact, "scaleset-hold")
-		scope := registry.Scope{Organization: "octo-org"}
-		id := contract.ScaleSetWorkflowID(ns, "RunnerDeployment", "scaleset-hold")
-		spec := workflows.ScaleSetSpec{Namespace: ns, Kind: "RunnerDeployment", Pool: "scaleset-hold", Scope: scope,
-			Name: "hold-set", Labels: []string{"hold-set"}, MaxRunners: 5, Generation: 1}
-		first := r.start(id, workflows.ScaleSetWorkflow, workflows.ScaleSetInput{Spec: spec})
+		l := startListener(t, "scaleset-hold", "hold-set")
+		r, id := l.r, l.id
 		waitState(r, id, "a session", func(s workflows.ScaleSetState) bool { return s.SessionID != "" && s.Polls > 0 })
 		r.signal(id, contract.SignalHold, contract.Hold{Held: true})
 		waitState(r, id, "held, no session", func(s workflows.ScaleSetState) bool { return s.Held && s.SessionID == "" })
@@ -167,28 +157,21 @@ func TestRecordScaleSetHistories(t *testing.T) {
 		}
 		r.signal(id, contract.SignalHold, contract.Hold{Held: false})
 		waitState(r, id, "a session again", func(s workflows.ScaleSetState) bool { return !s.Held && s.SessionID != "" })
-		r.signal(id, contract.SignalDelete, nil)
-		r.waitDone(id, nil)
-		r.export("-listener", id, first)
-		r.finish()
+		l.finish()
 	})
 
 	// A listener started on the runners' queue, as before the control queue
 	// existed, continues as new on the control queue (control-task-queue).
 	t.Run("scaleset-control-queue", func(t *testing.T) {
-		r := newRecorder(t, compact, "scaleset-control-queue")
-		scope := registry.Scope{Organization: "octo-org"}
-		id := contract.ScaleSetWorkflowID(ns, "RunnerDeployment", "scaleset-control-queue")
-		spec := workflows.ScaleSetSpec{Namespace: ns, Kind: "RunnerDeployment", Pool: "scaleset-control-queue", Scope: scope,
-			Name: "control-queue-set", Labels: []string{"control-queue-set"}, MaxRunners: 5, Generation: 1}
-		first := r.start(id, workflows.ScaleSetWorkflow, workflows.ScaleSetInput{Spec: spec})
+		l := startListener(t, "scaleset-control-queue", "control-queue-set")
+		r, id := l.r, l.id
 		waitState(r, id, "a session", func(s workflows.ScaleSetState) bool { return s.SessionID != "" })
 		// Holds and resumes fill the history until the compact server
 		// suggests continue-as-new.
-		for i := 0; !r.continued(id, first) && i < 100; i++ {
+		for i := 0; !r.continued(id, l.first) && i < 100; i++ {
 			r.signal(id, contract.SignalHold, contract.Hold{Held: i%2 == 0})
 		}
-		r.waitContinued(id, first)
+		r.waitContinued(id, l.first)
 		desc, err := r.c.DescribeWorkflowExecution(r.ctx, id, "")
 		if err != nil {
 			t.Fatalf("describe: %v", err)
@@ -199,9 +182,31 @@ func TestRecordScaleSetHistories(t *testing.T) {
 		// The last signal before continue-as-new may have been a hold.
 		r.signal(id, contract.SignalHold, contract.Hold{Held: false})
 		waitState(r, id, "a session on the control queue", func(s workflows.ScaleSetState) bool { return s.SessionID != "" })
-		r.signal(id, contract.SignalDelete, nil)
-		r.waitDone(id, nil)
-		r.export("-listener", id, first)
-		r.finish()
+		l.finish()
 	})
+}
+
+// recordedListener is a listener of a scenario of its own, with no pool or
+// autoscaler, recorded on the compact server.
+type recordedListener struct {
+	r         *recorder
+	id, first string
+	spec      workflows.ScaleSetSpec
+}
+
+// startListener starts the listener of scenario's pool for the set setName.
+func startListener(t *testing.T, scenario, setName string) *recordedListener {
+	r := newRecorder(t, compact, scenario)
+	id := contract.ScaleSetWorkflowID(ns, "RunnerDeployment", scenario)
+	spec := workflows.ScaleSetSpec{Namespace: ns, Kind: "RunnerDeployment", Pool: scenario, Scope: registry.Scope{Organization: "octo-org"},
+		Name: setName, Labels: []string{setName}, MaxRunners: 5, Generation: 1}
+	return &recordedListener{r: r, id: id, first: r.start(id, workflows.ScaleSetWorkflow, workflows.ScaleSetInput{Spec: spec}), spec: spec}
+}
+
+// finish deletes the listener, exports its runs and replays them.
+func (l *recordedListener) finish() {
+	l.r.signal(l.id, contract.SignalDelete, nil)
+	l.r.waitDone(l.id, nil)
+	l.r.export("-listener", l.id, l.first)
+	l.r.finish()
 }
