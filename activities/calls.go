@@ -30,6 +30,8 @@ type (
 	RemoveRunnerInput    = calls.RemoveRunnerInput
 	RemoveRunnerOutput   = calls.RemoveRunnerOutput
 	RerunLostJobInput    = calls.RerunLostJobInput
+	FindRunnerJobInput   = calls.FindRunnerJobInput
+	FindRunnerJobOutput  = calls.FindRunnerJobOutput
 	RerunLostJobOutput   = calls.RerunLostJobOutput
 	RunnerBusyInput      = calls.RunnerBusyInput
 	RunnerPodInput       = calls.RunnerPodInput

@@ -20,6 +20,7 @@ import (
 type JobRerunner interface {
 	WorkflowRun(ctx context.Context, repository string, runID int64) (github.RunState, error)
 	RerunJob(ctx context.Context, repository string, jobID int64) error
+	FindRunnerJob(ctx context.Context, repository string, runID int64, runnerName string, queuedAt time.Time) (github.RunnerJob, bool, error)
 }
 
 // RerunMaxAge is GitHub's limit: a run can be re-run up to 30 days after it
@@ -67,6 +68,27 @@ func (g *GitHub) RerunLostJob(ctx context.Context, in RerunLostJobInput) (RerunL
 		return RerunLostJobOutput{Outcome: RerunRefused, Message: refused.Message}, nil
 	}
 	return RerunLostJobOutput{}, fmt.Errorf("re-run lost job %d: %w", in.JobID, err)
+}
+
+// FindRunnerJob finds the job a runner ran, for a re-run of a job that a
+// runner scale set reported by its own id (github.Client.FindRunnerJob). It
+// only reads, so a retry is harmless.
+func (g *GitHub) FindRunnerJob(ctx context.Context, in FindRunnerJobInput) (FindRunnerJobOutput, error) {
+	client, err := clientFor(ctx, g.Credentials, g.Reruns, in.Credentials)
+	if err != nil {
+		return FindRunnerJobOutput{}, err
+	}
+	if client == nil {
+		return FindRunnerJobOutput{}, errors.New("find runner job: no GitHub client for re-runs")
+	}
+	job, found, err := client.FindRunnerJob(ctx, in.Repository, in.RunID, in.Runner, in.QueuedAt)
+	if err != nil {
+		return FindRunnerJobOutput{}, fmt.Errorf("find the job of runner %s in %s: %w", in.Runner, in.Repository, err)
+	}
+	if !found {
+		return FindRunnerJobOutput{}, nil
+	}
+	return FindRunnerJobOutput{Found: true, RunID: job.RunID, JobID: job.JobID, JobName: job.Name, RunAttempt: job.RunAttempt}, nil
 }
 
 // LostJobMetrics counts jobs lost to infrastructure by cause and outcome.

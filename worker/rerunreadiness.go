@@ -26,7 +26,9 @@ import (
 // them for its pool, so arcflow.dev/rerun-lost-jobs on a pool without one
 // would do nothing, silently. The pool's RerunLostJobs condition says so
 // instead (False, NoWorkflowJobTrigger, with one Warning event), and turns True
-// once such an HRA scales the pool.
+// once such an HRA scales the pool. A pool of a runner scale set
+// (arcflow.dev/scale-set) with an HRA needs no trigger: the set's listener
+// sends its completions.
 
 // addWorkflowJobTrigger is what the condition's message tells to add.
 const addWorkflowJobTrigger = "scaleUpTriggers: [{githubEvent: {workflowJob: {}}, duration: 30m}]"
@@ -46,9 +48,11 @@ func rerunReadiness(kind string, u *unstructured.Unstructured, hras []*unstructu
 		return c, false, false // most pools: no HRA is looked at
 	}
 	scaling, trigger := hrasOf(kind, u.GetName(), hras)
+	set, listened, _ := v1alpha1.ScaleSetOf(u.GetAnnotations(), true)
+	listened = listened && len(scaling) > 0
 	c = metav1.Condition{Type: activities.RerunLostJobsCondition, ObservedGeneration: u.GetGeneration(), LastTransitionTime: metav1.Now()}
 	switch {
-	case wanted && trigger == "":
+	case wanted && trigger == "" && !listened:
 		c.Status, c.Reason = metav1.ConditionFalse, activities.RerunNoWorkflowJobTrigger
 		if len(scaling) == 0 {
 			c.Message = fmt.Sprintf("%s is set, but no HorizontalRunnerAutoscaler scales this %s: lost jobs are found through workflow_job "+
@@ -65,6 +69,9 @@ func rerunReadiness(kind string, u *unstructured.Unstructured, hras []*unstructu
 	case ours && wanted:
 		c.Status, c.Reason = metav1.ConditionTrue, activities.RerunWorkflowJobTrigger
 		c.Message = "HorizontalRunnerAutoscaler " + trigger + " has a workflowJob trigger: lost jobs are re-run"
+		if trigger == "" {
+			c.Message = "the listener of runner scale set " + set.Name + " reports its completed jobs: lost jobs are re-run"
+		}
 		return c, false, true
 	case ours:
 		return c, true, true

@@ -118,6 +118,30 @@ func TestRerunReadinessAsksForAWorkflowJobTrigger(t *testing.T) {
 	}
 }
 
+// A runner scale set's pool needs no workflowJob trigger: its listener sends
+// the completions. It still needs an HRA, which is what scales such a pool.
+func TestRerunReadinessOfAScaleSetPool(t *testing.T) {
+	rd := v1alpha1.KindRunnerDeployment
+	setPool := func(reason string) *unstructured.Unstructured {
+		u := rerunPool("true", reason)
+		u.SetAnnotations(map[string]string{v1alpha1.RerunLostJobsAnnotation: "true", v1alpha1.ScaleSetAnnotation: "linux-set"})
+		return u
+	}
+	hras := []*unstructured.Unstructured{rerunHRA("spot", "spot", false)}
+	_, _, change := rerunReadiness(rd, setPool(""), hras)
+	require.False(t, change, "ready from the start: no condition")
+
+	c, remove, change := rerunReadiness(rd, setPool("NoWorkflowJobTrigger"), hras)
+	require.True(t, change)
+	require.False(t, remove)
+	require.Equal(t, metav1.ConditionTrue, c.Status)
+	require.Equal(t, "the listener of runner scale set linux-set reports its completed jobs: lost jobs are re-run", c.Message)
+
+	c, _, change = rerunReadiness(rd, setPool(""), nil)
+	require.True(t, change, "no HRA scales it")
+	require.Equal(t, "NoWorkflowJobTrigger", c.Reason)
+}
+
 // indexed is a lister over objs, as an informer's cache.
 func indexed(gr schema.GroupResource, objs ...*unstructured.Unstructured) (cache.GenericLister, cache.Indexer) {
 	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})

@@ -98,7 +98,7 @@ func (a *autoscalerRun) decide(ctx workflow.Context) time.Time {
 	var wake []time.Time
 
 	if len(s.Pending) > 0 && !now.Before(s.LastApplied.Add(spec.BatchWindow)) {
-		a.applyPending(now)
+		a.applyPending(ctx, now)
 	}
 	if len(s.Pending) > 0 {
 		wake = append(wake, s.LastApplied.Add(spec.BatchWindow))
@@ -200,9 +200,9 @@ func earliest(now time.Time, times []time.Time) time.Time {
 	return next
 }
 
-func (a *autoscalerRun) applyPending(now time.Time) {
+func (a *autoscalerRun) applyPending(ctx workflow.Context, now time.Time) {
 	for _, ev := range a.state.Pending {
-		a.applyJob(ev, now)
+		a.applyJob(ctx, ev, now)
 	}
 	a.state.Pending, a.state.LastApplied = nil, now
 }

@@ -19,7 +19,7 @@ const finishedRunnersVersion = "finished-runners"
 // releases its reservation at once, while the runner's pod takes a moment to
 // exit; a pool that still counted that runner would stop another one, maybe
 // one a queued job is about to take, for the replica no longer needed.
-func (a *autoscalerRun) noteFinished(ev contract.JobEvent) {
+func (a *autoscalerRun) noteFinished(ctx workflow.Context, ev contract.JobEvent) {
 	if ev.Action != "completed" || ev.RunnerName == "" {
 		return
 	}
@@ -29,7 +29,7 @@ func (a *autoscalerRun) noteFinished(ev contract.JobEvent) {
 	if (ev.DeliveryID != "" && delivered) || completed {
 		return // a redelivery: the pool heard of this runner already
 	}
-	a.noteFailed(ev)
+	a.noteFailed(ctx, ev)
 	for _, name := range s.Finished {
 		if name == ev.RunnerName {
 			return
@@ -55,15 +55,28 @@ func (a *autoscalerRun) finishedForPool(ctx workflow.Context) []string {
 	return append([]string(nil), s.Finished...)
 }
 
+// scaleSetLostJobsVersion marks autoscalers that pass on a runner scale
+// set's failed jobs for their pool to find by runner name: before it, the
+// set's job id went on as if it were GitHub's, and a job whose set named no
+// run was dropped.
+const scaleSetLostJobsVersion = "scaleset-lost-jobs"
+
 // noteFailed remembers a job that completed failed or cancelled, for the pool
 // to re-run should infrastructure have taken its runner (pool_lost.go).
-func (a *autoscalerRun) noteFailed(ev contract.JobEvent) {
-	if (ev.Conclusion != "failure" && ev.Conclusion != "cancelled") || ev.JobName == "" || ev.RunID == 0 {
+func (a *autoscalerRun) noteFailed(ctx workflow.Context, ev contract.JobEvent) {
+	if ev.Conclusion != "failure" && ev.Conclusion != "cancelled" {
+		return
+	}
+	f := FailedJob{Runner: ev.RunnerName, Repository: ev.Repository, RunID: ev.RunID, JobID: ev.JobID,
+		JobName: ev.JobName, RunAttempt: max(ev.RunAttempt, 1), Conclusion: ev.Conclusion}
+	switch {
+	case ev.ScaleSetJob && workflow.GetVersion(ctx, scaleSetLostJobsVersion, workflow.DefaultVersion, 1) == 1:
+		f.FindByRunner, f.JobID, f.QueuedAt = true, 0, ev.QueuedAt
+	case ev.JobName == "" || ev.RunID == 0:
 		return
 	}
 	s := &a.state
-	s.Failed = append(s.Failed, FailedJob{Runner: ev.RunnerName, Repository: ev.Repository, RunID: ev.RunID, JobID: ev.JobID,
-		JobName: ev.JobName, RunAttempt: max(ev.RunAttempt, 1), Conclusion: ev.Conclusion})
+	s.Failed = append(s.Failed, f)
 	if len(s.Failed) > maxFinished {
 		s.Failed = s.Failed[len(s.Failed)-maxFinished:]
 	}

@@ -20,7 +20,7 @@ func (a *autoscalerRun) onScaleSet(ctx workflow.Context, m contract.ScaleSetMess
 			continue
 		}
 		a.tellRunner(ctx, ev)
-		a.applyJob(ev, now)
+		a.applyJob(ctx, ev, now)
 	}
 }
 

@@ -41,3 +41,29 @@ func TestAScaleSetsLevelIsTheDemand(t *testing.T) {
 	}
 	require.Contains(t, finished, "app-a", "the pool hears which runner finished")
 }
+
+// A scale set's failed job goes to the pool to be found by its runner: the
+// set's job id is not GitHub's, and it may name no run.
+func TestAScaleSetsFailedJobGoesToThePoolByItsRunner(t *testing.T) {
+	at := newAutoscalerTest(t)
+	at.env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", contract.SignalJobStarted, mock.Anything).Return(nil)
+	queued := time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)
+	at.scaleSetMessage(time.Second, contract.ScaleSetMessage{ScaleSetID: 7, MessageID: 100, Assigned: 2, Events: []contract.JobEvent{
+		{JobID: contract.ScaleSetJobKey("j1"), Action: "in_progress", RunnerName: "app-a", RunnerID: 9, ScaleSetJob: true},
+		{JobID: contract.ScaleSetJobKey("j2"), Action: "in_progress", RunnerName: "app-b", RunnerID: 10, ScaleSetJob: true},
+	}})
+	at.scaleSetMessage(2*time.Second, contract.ScaleSetMessage{ScaleSetID: 7, MessageID: 101, Assigned: 0, Events: []contract.JobEvent{
+		{JobID: contract.ScaleSetJobKey("j1"), Action: "completed", Repository: "octo/app", RunnerName: "app-a", RunnerID: 9,
+			JobName: "test", QueuedAt: queued, Conclusion: "failure", ScaleSetJob: true},
+		{JobID: contract.ScaleSetJobKey("j2"), Action: "completed", Repository: "octo/app", RunnerName: "app-b", RunnerID: 10,
+			JobName: "lint", Conclusion: "success", ScaleSetJob: true},
+	}})
+	at.finish(2*time.Minute, hraSpec(0, 10))
+
+	var failed []FailedJob
+	for _, r := range at.requests {
+		failed = append(failed, r.Failed...)
+	}
+	require.Equal(t, []FailedJob{{Runner: "app-a", Repository: "octo/app", JobName: "test", RunAttempt: 1, Conclusion: "failure",
+		FindByRunner: true, QueuedAt: queued}}, failed, "the failed job alone, with no job id of GitHub's and no run")
+}

@@ -60,7 +60,7 @@ func (a *autoscalerRun) onJob(ctx workflow.Context, ev contract.JobEvent) {
 	now := workflow.Now(ctx)
 	s := &a.state
 	if len(s.Pending) == 0 && !now.Before(s.LastApplied.Add(s.Spec.BatchWindow)) {
-		a.applyJob(ev, now)
+		a.applyJob(ctx, ev, now)
 		s.LastApplied = now
 		return
 	}

@@ -106,15 +106,18 @@ func (p *poolRun) rerunLostJobs(ctx workflow.Context) {
 		return
 	}
 	now := workflow.Now(ctx)
-	var signals []lostJobSignal
+	type match struct {
+		job  FailedJob
+		lost LostRunner
+	}
+	var matches []match
 	keptJobs := s.FailedJobs[:0]
 	for _, f := range s.FailedJobs {
 		i := p.lostRunner(f.Runner)
 		switch {
 		case i >= 0:
-			lost := s.LostRunners[i]
+			matches = append(matches, match{f, s.LostRunners[i]})
 			s.LostRunners = append(s.LostRunners[:i], s.LostRunners[i+1:]...)
-			signals = append(signals, p.rerunSignal(f, lost, now))
 		case now.Sub(f.At) < lostMatchWindow:
 			keptJobs = append(keptJobs, f)
 		}
@@ -127,7 +130,12 @@ func (p *poolRun) rerunLostJobs(ctx workflow.Context) {
 		}
 	}
 	s.LostRunners = keptRunners
-	for _, signal := range signals {
+	for _, m := range matches {
+		f, ok := p.findLostJob(ctx, m.job)
+		if !ok {
+			continue
+		}
+		signal := p.rerunSignal(f, m.lost, now)
 		err := workflow.ExecuteActivity(kubeOptions(ctx), calls.SignalWithStartWorkflow, signal.start).Get(ctx, nil)
 		if err != nil {
 			workflow.GetLogger(ctx).Error("cannot start a lost job's re-run", "workflow", signal.start.Start.ID, "error", err)
@@ -135,6 +143,34 @@ func (p *poolRun) rerunLostJobs(ctx workflow.Context) {
 		}
 		p.events = append(p.events, "JobLost: "+signal.event)
 	}
+}
+
+// findLostJob gives f with GitHub's ids of its job: a job a runner scale set
+// reported by an id of its own is looked up by its runner's name. A job that
+// cannot be found is not re-run, and the pool's resource says so.
+func (p *poolRun) findLostJob(ctx workflow.Context, f FailedJob) (FailedJob, bool) {
+	if !f.FindByRunner {
+		return f, true
+	}
+	spec := p.state.Spec
+	in := calls.FindRunnerJobInput{Credentials: spec.Scope.Credentials, Repository: f.Repository, RunID: f.RunID, Runner: f.Runner, QueuedAt: f.QueuedAt}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		// A run unknown means pages of runs to search.
+		StartToCloseTimeout: 2 * time.Minute, HeartbeatTimeout: ActivityHeartbeatTimeout, RetryPolicy: callRetry(),
+	})
+	var found calls.FindRunnerJobOutput
+	err := workflow.ExecuteActivity(actx, calls.FindRunnerJob, in).Get(ctx, &found)
+	switch {
+	case err != nil:
+		workflow.GetLogger(ctx).Error("cannot find a lost job by its runner", "runner", f.Runner, "repository", f.Repository, "error", err)
+		p.events = append(p.events, fmt.Sprintf("JobLost: the job %q lost with runner %s in %s was not re-run: GitHub did not say which job it was: %v", f.JobName, f.Runner, f.Repository, err))
+		return f, false
+	case !found.Found:
+		p.events = append(p.events, fmt.Sprintf("JobLost: the job %q lost with runner %s in %s was not re-run: no recent workflow run of the repository has a job that ran on that runner", f.JobName, f.Runner, f.Repository))
+		return f, false
+	}
+	f.RunID, f.JobID, f.JobName, f.RunAttempt, f.FindByRunner = found.RunID, found.JobID, found.JobName, max(found.RunAttempt, 1), false
+	return f, true
 }
 
 type lostJobSignal struct {

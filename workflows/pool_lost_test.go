@@ -169,3 +169,50 @@ func TestARunnerLostBeforeAnyoneHeardItsJobLostItsJob(t *testing.T) {
 	pt.deleteAndDrain(time.Minute)
 	pt.run(rerunsSpec(1))
 }
+
+// A runner scale set names a lost job by an id of its own, often with no
+// run: the pool finds GitHub's job by its runner's name before it signals the
+// re-run, and a job that cannot be found is not re-run.
+func TestAPoolFindsAScaleSetJobByItsRunner(t *testing.T) {
+	pt, sent := lostJobTest(t)
+	var asked []activities.FindRunnerJobInput
+	pt.env.OnActivity(gh.FindRunnerJob, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.FindRunnerJobInput) (activities.FindRunnerJobOutput, error) {
+			asked = append(asked, in)
+			if in.Runner != pt.created[0].name {
+				return activities.FindRunnerJobOutput{}, nil
+			}
+			return activities.FindRunnerJobOutput{Found: true, RunID: 900, JobID: 9001, JobName: "test (ubuntu)", RunAttempt: 2}, nil
+		})
+	queued := time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)
+	setJob := func(runner string) FailedJob {
+		return FailedJob{Runner: runner, Repository: "octo-org/app", JobName: "test (ubuntu)", RunAttempt: 1, Conclusion: "failure",
+			FindByRunner: true, QueuedAt: queued}
+	}
+	pt.at(time.Second, func() { pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2}) })
+	pt.at(2*time.Second, func() { pt.registerAll() })
+	pt.at(time.Minute, func() {
+		for i := range 2 {
+			pt.env.SignalWorkflow(contract.SignalRunnerDone, RunnerDone{Name: pt.created[i].name, Reason: EndPodDeleted, RunnerID: int64(i + 1), Cause: activities.CauseNodeLost})
+		}
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 0, Finished: []string{pt.created[0].name, pt.created[1].name},
+			Failed: []FailedJob{setJob(pt.created[0].name), setJob(pt.created[1].name)}})
+	})
+	pt.at(time.Minute+time.Second, func() {
+		require.Len(t, asked, 2)
+		require.Equal(t, activities.FindRunnerJobInput{Repository: "octo-org/app", Runner: pt.created[0].name, QueuedAt: queued}, asked[0])
+		require.Len(t, *sent, 1, "only the job found is re-run")
+		s := (*sent)[0]
+		require.Equal(t, contract.RerunWorkflowID("octo-org/app", 900, "test (ubuntu)"), s.Start.ID)
+		var lost JobLost
+		require.NoError(t, json.Unmarshal(s.Arg, &lost))
+		require.Equal(t, int64(9001), lost.JobID)
+		require.Equal(t, 2, lost.RunAttempt)
+		var in RerunInput
+		require.NoError(t, json.Unmarshal(s.Start.Input, &in))
+		require.Equal(t, RerunInput{Repository: "octo-org/app", RunID: 900, JobName: "test (ubuntu)"}, in)
+		require.Empty(t, pt.state().FailedJobs)
+	})
+	pt.deleteAndDrain(2 * time.Minute)
+	pt.run(rerunsSpec(1))
+}

@@ -18,6 +18,11 @@ type FailedJob struct {
 	RunAttempt int
 	Conclusion string    `json:",omitempty"`
 	At         time.Time `json:",omitzero"`
+	// FindByRunner: a runner scale set reported the job by an id of its own
+	// (JobID is not GitHub's, RunID may be 0): the pool finds it by Runner,
+	// in the runs created before QueuedAt, before it is re-run.
+	FindByRunner bool      `json:",omitempty"`
+	QueuedAt     time.Time `json:",omitzero"`
 }
 
 // LostRunner is a runner of the pool that infrastructure took away while it

@@ -66,6 +66,7 @@ func jobEventOf(j calls.ScaleSetJob, action string) contract.JobEvent {
 	ev := contract.JobEvent{
 		JobID: contract.ScaleSetJobKey(j.JobID), RunID: j.RunID, Action: action, Repository: j.Repository,
 		RunnerName: j.RunnerName, RunnerID: j.RunnerID, QueuedAt: j.QueuedAt, StartedAt: j.RunnerAssignedAt, JobName: j.JobName,
+		ScaleSetJob: true,
 	}
 	if action == "completed" {
 		ev.Conclusion = conclusionOf(j.Result)

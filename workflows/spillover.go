@@ -34,9 +34,9 @@ type Forward struct {
 // applyJob records one job event: a completion of a job passed on follows it; a
 // queued job that would wait for a slot here goes to the next autoscaler that
 // matches it; everything else is a reservation here.
-func (a *autoscalerRun) applyJob(ev contract.JobEvent, now time.Time) {
+func (a *autoscalerRun) applyJob(ctx workflow.Context, ev contract.JobEvent, now time.Time) {
 	s := &a.state
-	a.noteFinished(ev)
+	a.noteFinished(ctx, ev)
 	a.noteStart(ev)
 	if spilled, ok := s.Spilled[ev.JobID]; ok {
 		if ev.Action != "queued" { // a start or the end: its runner is of the pool the job went to

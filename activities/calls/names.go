@@ -29,6 +29,7 @@ const (
 // Methods of *activities.GitHub.
 const (
 	FindRunner      = "FindRunner"
+	FindRunnerJob   = "FindRunnerJob"
 	ListQueuedJobs  = "ListQueuedJobs"
 	RemoveRunner    = "RemoveRunner"
 	RerunLostJob    = "RerunLostJob"

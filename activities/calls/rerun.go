@@ -1,5 +1,7 @@
 package calls
 
+import "time"
+
 // Outcomes of a lost job's re-run (RerunLostJobOutput.Outcome and the
 // arcflow_lost_jobs_total metric).
 const (
@@ -34,4 +36,26 @@ type LostJobReport struct {
 	Outcome string
 	// Message is the event's text: which job, which runner, what came of it.
 	Message string
+}
+
+// FindRunnerJobInput names a runner whose failed job a runner scale set
+// reported by the set's own job id: the job is found by the runner's name,
+// in RunID when the set named it (0: the repository's runs are searched).
+type FindRunnerJobInput struct {
+	Credentials string `json:",omitempty"`
+	Repository  string
+	RunID       int64 `json:",omitempty"`
+	Runner      string
+	// QueuedAt bounds the search of runs: the job's run was created before it.
+	QueuedAt time.Time `json:",omitzero"`
+}
+
+// FindRunnerJobOutput is the job the runner ran; Found is false when no run
+// searched has a job that names it.
+type FindRunnerJobOutput struct {
+	Found      bool
+	RunID      int64  `json:",omitempty"`
+	JobID      int64  `json:",omitempty"`
+	JobName    string `json:",omitempty"`
+	RunAttempt int    `json:",omitempty"`
 }

@@ -57,7 +57,8 @@ func (s *Server) listWorkflowRuns(w http.ResponseWriter, r *http.Request) {
 			all = append(all, rn)
 		}
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
+	// Newest first, as GitHub lists them.
+	sort.Slice(all, func(i, j int) bool { return all[i].ID > all[j].ID })
 	items := []map[string]any{}
 	for _, rn := range pageOf(all, page, perPage) {
 		items = append(items, rn.json())

@@ -42,6 +42,10 @@ type JobEvent struct {
 	JobName    string `json:"jobName,omitempty"`
 	RunAttempt int    `json:"runAttempt,omitempty"`
 	Conclusion string `json:"conclusion,omitempty"`
+	// ScaleSetJob: a runner scale set's listener sent the event. JobID is
+	// then ScaleSetJobKey of the set's own job id, not GitHub's, and RunID
+	// and RunAttempt may be unknown: a re-run finds the job by RunnerName.
+	ScaleSetJob bool `json:"scaleSetJob,omitempty"`
 }
 
 // JobStarted tells a runner that GitHub started a job on it: it registered,

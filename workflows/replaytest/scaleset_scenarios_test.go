@@ -122,6 +122,27 @@ func TestRecordScaleSetHistories(t *testing.T) {
 
 	})
 
+	// A job that failed on a scale set's runner goes to the pool to be found
+	// by its runner's name (scaleset-lost-jobs): the set named no run.
+	t.Run("autoscaler-scaleset-lost-job", func(t *testing.T) {
+		r := newRecorder(t, plain, "autoscaler-scaleset-lost-job")
+		a := r.startAutoscaled(contract.AutoscalerSpec{
+			Namespace: ns, Name: "autoscaler-scaleset-lost-job", Generation: 1, TargetKind: "RunnerDeployment", TargetName: "autoscaler-scaleset-lost-job",
+			Min: 0, Max: 5, ScaleDownDelay: time.Second, Scope: registry.Scope{Organization: "octo-org"}, ScaleSet: "lost-job-set",
+		})
+		job := func(action, conclusion string) contract.JobEvent {
+			return contract.JobEvent{JobID: contract.ScaleSetJobKey("job-a"), Action: action, Repository: "octo-org/app", RunnerName: "lost-job-runner",
+				RunnerID: 31, JobName: "build", Conclusion: conclusion, QueuedAt: time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC), ScaleSetJob: true}
+		}
+		r.signal(a.hra, contract.SignalScaleSet, contract.ScaleSetMessage{ScaleSetID: 3, MessageID: 1, Assigned: 1, Events: []contract.JobEvent{job("in_progress", "")}})
+		a.sent(1, 0)
+		r.signal(a.hra, contract.SignalScaleSet, contract.ScaleSetMessage{ScaleSetID: 3, MessageID: 2, Assigned: 0, Events: []contract.JobEvent{job("completed", "failure")}})
+		waitState(r, a.hra, "the failed job sent to the pool", func(s workflows.AutoscalerState) bool {
+			return s.ScaleSet != nil && s.ScaleSet.MessageID == 2 && len(s.Failed) == 0 && s.Sent != nil && s.Sent.Replicas == 0
+		})
+		a.finish()
+	})
+
 	// A rename while a poll runs: the listener closes the old set's session,
 	// abandons the poll, and finds or makes the new set, whose queue starts
 	// over (scaleset-polls-left-behind).
