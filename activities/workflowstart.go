@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -23,9 +24,21 @@ type Workflows struct {
 // startConcurrency bounds the start calls in flight from one activity.
 const startConcurrency = 16
 
+// startCallTimeout bounds one start call, which outlives its activity's
+// cancellation (StartWorkflows).
+const startCallTimeout = 20 * time.Second
+
 // StartWorkflows starts every workflow. It is idempotent: a workflow that runs
 // already, or that ran and closed under the same ID, counts as started and is
 // never started again, so a retry after a partial failure starts only the rest.
+//
+// A call in flight is never cut short, even when the activity is cancelled
+// (a heartbeat that a loaded server did not answer within the heartbeat
+// timeout cancels it): the server may have made the workflow and handed its
+// first workflow task to this worker in the answer (eager start). An
+// abandoned answer strands that task until its 10 s timeout, and the retry
+// finds the workflow made, with no task to hand over. Once cancelled, the
+// activity starts no more calls; its retry starts the rest.
 func (w *Workflows) StartWorkflows(ctx context.Context, starts []WorkflowStart) error {
 	var (
 		wg   sync.WaitGroup
@@ -34,7 +47,16 @@ func (w *Workflows) StartWorkflows(ctx context.Context, starts []WorkflowStart) 
 	)
 	slots := make(chan struct{}, startConcurrency)
 	for _, s := range starts {
-		slots <- struct{}{}
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			mu.Lock()
+			errs = append(errs, fmt.Errorf("start workflow %s: not tried: %w", s.ID, ctx.Err()))
+			mu.Unlock()
+			continue
+		}
 		wg.Go(func() {
 			defer func() { <-slots }()
 			if err := w.start(ctx, s); err != nil {
@@ -57,7 +79,9 @@ func (w *Workflows) start(ctx context.Context, s WorkflowStart) error {
 	if s.ReuseClosed {
 		reuse = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
 	}
-	_, err := w.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+	callCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startCallTimeout)
+	defer cancel()
+	_, err := w.Client.ExecuteWorkflow(callCtx, client.StartWorkflowOptions{
 		ID: s.ID, TaskQueue: s.TaskQueue, Memo: s.Memo,
 		TypedSearchAttributes: temporal.NewSearchAttributes(attrs...),
 		WorkflowTaskTimeout:   s.TaskTimeout,
