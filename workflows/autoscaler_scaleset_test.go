@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -66,4 +67,28 @@ func TestAScaleSetsFailedJobGoesToThePoolByItsRunner(t *testing.T) {
 	}
 	require.Equal(t, []FailedJob{{Runner: "app-a", Repository: "octo/app", JobName: "test", RunAttempt: 1, Conclusion: "failure",
 		FindByRunner: true, QueuedAt: queued}}, failed, "the failed job alone, with no job id of GitHub's and no run")
+}
+
+// A scale set's newly assigned jobs are arrivals for an auto buffer, as
+// queued deliveries are: a minute of one a second raises it, while the
+// demand stays the service's level.
+func TestAScaleSetsAssignedJobsFeedAnAutoBuffer(t *testing.T) {
+	at := newAutoscalerTest(t)
+	at.env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", contract.SignalJobStarted, mock.Anything).Return(nil)
+	at.warmStatuses()
+	at.readyIn10s()
+	for i := range 60 {
+		at.scaleSetMessage(time.Duration(i+1)*time.Second, contract.ScaleSetMessage{ScaleSetID: 7, MessageID: int64(100 + i), Assigned: 5, Events: []contract.JobEvent{
+			{JobID: contract.ScaleSetJobKey(fmt.Sprintf("j%d", i)), Action: "queued", ScaleSetJob: true},
+		}})
+	}
+	at.env.RegisterDelayedCallback(func() {
+		s := at.state()
+		require.InDelta(t, 1.0, s.Warm.Arrivals.Rate, 0.05)
+		require.Equal(t, 14, s.Warm.Runners, "the 90th percentile of Poisson(10)")
+		require.Equal(t, 5+14, at.lastRequest().Demanded(), "the set's level, and the buffer")
+	}, 60*time.Second+500*time.Millisecond)
+	spec := autoSpec(50)
+	spec.ScaleSet = "linux-set"
+	at.finish(62*time.Second, spec)
 }

@@ -40,6 +40,10 @@ func (l *listener) record(ctx workflow.Context, msg calls.ScaleSetQueueMessage) 
 				continue // an assignment older than the start it came after
 			}
 			s.Jobs[j.JobID] = ScaleSetJob{State: state, Repository: j.Repository, Since: now}
+			if !known {
+				// A job's arrival, once: what an auto buffer learns its rate from.
+				events = append(events, jobEventOf(j, "queued"))
+			}
 		case scaleSetJobStarted:
 			if known && job.State == "started" && job.RunnerName == j.RunnerName {
 				continue

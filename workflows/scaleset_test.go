@@ -120,7 +120,8 @@ func TestAListenerRecordsEachMessageBeforeItIsDeleted(t *testing.T) {
 	require.Len(t, lt.sent, 4, "the session's statistics, then one signal per message")
 	require.Equal(t, 2, lt.sent[0].Assigned, "the level from the session's statistics")
 	require.Equal(t, []int{1, 1, 0}, []int{lt.sent[1].Assigned, lt.sent[2].Assigned, lt.sent[3].Assigned})
-	require.Empty(t, lt.sent[1].Events, "an assignment is in the level, not an event")
+	require.Len(t, lt.sent[1].Events, 1, "an assignment is in the level; its event is the job's arrival alone")
+	require.Equal(t, "queued", lt.sent[1].Events[0].Action)
 	require.Equal(t, "in_progress", lt.sent[2].Events[0].Action)
 	require.Equal(t, "linux-a", lt.sent[2].Events[0].RunnerName)
 	require.Equal(t, contract.ScaleSetJobKey("j1"), lt.sent[2].Events[0].JobID)
@@ -137,11 +138,14 @@ func TestARedeliveredStartIsNotSentTwice(t *testing.T) {
 	})
 	lt.env.ExecuteWorkflow(ScaleSetWorkflow, ScaleSetInput{Spec: listenerSpec()})
 	require.NoError(t, lt.env.GetWorkflowError())
-	var starts int
+	actions := map[string]int{}
 	for _, m := range lt.sent {
-		starts += len(m.Events)
+		for _, ev := range m.Events {
+			actions[ev.Action]++
+		}
 	}
-	require.Equal(t, 1, starts, "the same start twice, and a stale assignment after it, change nothing")
+	require.Equal(t, map[string]int{"queued": 1, "in_progress": 1}, actions,
+		"the same start twice, and a stale assignment after it, change nothing")
 }
 
 func TestAWithdrawnJobIsNoEnd(t *testing.T) {

@@ -143,6 +143,26 @@ func TestRecordScaleSetHistories(t *testing.T) {
 		a.finish()
 	})
 
+	// A scale set's newly assigned jobs are arrivals for an auto buffer
+	// (scaleset-arrivals).
+	t.Run("autoscaler-scaleset-arrivals", func(t *testing.T) {
+		r := newRecorder(t, plain, "autoscaler-scaleset-arrivals")
+		a := r.startAutoscaled(contract.AutoscalerSpec{
+			Namespace: ns, Name: "autoscaler-scaleset-arrivals", Generation: 1, TargetKind: "RunnerDeployment", TargetName: "autoscaler-scaleset-arrivals",
+			Min: 0, Max: 5, ScaleDownDelay: time.Second, Scope: registry.Scope{Organization: "octo-org"}, ScaleSet: "arrivals-set",
+			AutoIdle: &contract.AutoIdleRunners{},
+		})
+		for i := range 3 {
+			r.signal(a.hra, contract.SignalScaleSet, contract.ScaleSetMessage{ScaleSetID: 4, MessageID: int64(i + 1), Assigned: i + 1, Events: []contract.JobEvent{
+				{JobID: contract.ScaleSetJobKey(fmt.Sprintf("arrival-%d", i)), Action: "queued", Repository: "octo-org/app", ScaleSetJob: true},
+			}})
+		}
+		waitState(r, a.hra, "three arrivals counted", func(s workflows.AutoscalerState) bool {
+			return s.ScaleSet != nil && s.ScaleSet.MessageID == 3 && s.Warm.Arrivals.Count >= 2.5
+		})
+		a.finish()
+	})
+
 	// A rename while a poll runs: the listener closes the old set's session,
 	// abandons the poll, and finds or makes the new set, whose queue starts
 	// over (scaleset-polls-left-behind).
