@@ -189,6 +189,7 @@ func (s *Server) setJobCompleted(j *job) {
 	}
 	m := s.jobMessage("JobCompleted", j)
 	m.RunnerID, m.RunnerName, m.FinishTime = j.RunnerID, j.RunnerName, stamp(j.CompletedAt)
+	m.RunnerAssignTime = stamp(j.StartedAt) // every job message carries the times it has
 	m.Result = map[string]string{"success": "succeeded", "failure": "failed", "cancelled": "canceled"}[j.Conclusion]
 	if m.Result == "" {
 		m.Result = j.Conclusion

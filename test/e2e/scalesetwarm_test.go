@@ -1,0 +1,63 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/arcflow/arcflow/sim/fakegithub"
+	"github.com/arcflow/arcflow/sim/world"
+)
+
+// A scale set's pool with arcflow.dev/idle-runners: auto: the jobs the
+// service assigns are its arrivals, so 40 s of one job a second raises a
+// buffer (in the HRA's status) from the set's own rate and time to ready,
+// with no webhook; once the jobs stop, the pool goes back to nothing.
+func TestAScaleSetsPoolKeepsAnAutoBuffer(t *testing.T) {
+	parallel(t)
+	const ns = "scaleset-warm"
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	w := startSimWorld(t, ctx, world.Config{
+		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 2 * time.Second, JobDuration: 3 * time.Second, Seed: 53,
+		NoWebhook: true, Actions: fakegithub.ActionsOptions{PollHold: 5 * time.Second},
+	})
+	manifest := strings.Replace(scaleSetManifest, "  name: app\nspec:\n  scaleTargetRef:",
+		"  name: app\n  annotations:\n    arcflow.dev/idle-runners: auto\nspec:\n  scaleTargetRef:", 1)
+	manifest = strings.Replace(manifest, "maxReplicas: 4", "maxReplicas: 30", 1)
+	require.Contains(t, manifest, "arcflow.dev/idle-runners: auto")
+	require.NoError(t, w.Apply(ctx, manifest))
+	require.Eventually(t, func() bool {
+		sets := w.GitHub.ScaleSets()
+		return len(sets) == 1 && sets[0].Session != ""
+	}, 60*time.Second, 100*time.Millisecond, "the listener holds the set's session")
+
+	warm := func() int {
+		out, _ := stack.JSONPath(ctx, ns, "hra", "app", "{.status.warm.runners}")
+		n, err := strconv.Atoi(out)
+		if err != nil {
+			return -1
+		}
+		return n
+	}
+	peak := 0
+	start := time.Now()
+	for i := range 40 {
+		w.Queue("octo-org/app", fmt.Sprintf("job-%d", i), []string{"arc-app"})
+		peak = max(peak, warm())
+		time.Sleep(time.Until(start.Add(time.Duration(i+1) * time.Second)))
+	}
+	require.Positive(t, peak, "a buffer rose from the set's arrivals")
+	rate, _ := stack.JSONPath(ctx, ns, "hra", "app", "{.status.warm.arrivalRate}")
+	ready, _ := stack.JSONPath(ctx, ns, "hra", "app", "{.status.warm.timeToReady}")
+	t.Logf("peak warm %d, arrival rate %s, time to ready %s", peak, rate, ready)
+	allDone(t, w, 40, 90*time.Second, "every job ran")
+	require.Eventually(t, func() bool { return w.Runners.LivePods() == 0 && warm() == 0 }, 90*time.Second, 200*time.Millisecond,
+		"the buffer goes at rest, and the pool with it")
+	require.Empty(t, w.Runners.Violations())
+}
