@@ -282,5 +282,10 @@ func (g *fakeGitHub) RerunLostJob(_ context.Context, in activities.RerunLostJobI
 	return activities.RerunLostJobOutput{Outcome: activities.RerunDone}, nil
 }
 
+// FindRunnerJob: every runner of the fake world ran job 901 of run 900.
+func (g *fakeGitHub) FindRunnerJob(context.Context, activities.FindRunnerJobInput) (activities.FindRunnerJobOutput, error) {
+	return activities.FindRunnerJobOutput{Found: true, RunID: 900, JobID: 901, JobName: "build", RunAttempt: 1}, nil
+}
+
 // ReportLostJob: events go nowhere in the fake world.
 func (k *fakeKubernetes) ReportLostJob(context.Context, activities.LostJobReport) error { return nil }

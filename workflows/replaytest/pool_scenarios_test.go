@@ -100,6 +100,50 @@ func TestRecordPoolHistories(t *testing.T) {
 		r.deletePool(id, run)
 		r.finish()
 	})
+	t.Run("pool-scaleset-replaced", func(t *testing.T) {
+		// The pool's scale set deleted by the service and made again: its
+		// runners are replaced as in a rollout (scaleset-replaced-rolls).
+		r := newRecorder(t, plain, "pool-scaleset-replaced")
+		spec := poolSpec("pool-scaleset-replaced", v1alpha1.KindRunnerDeployment, 2, true)
+		spec.ScaleSet = &v1alpha1.ScaleSetRef{Name: "replaced-set"}
+		id, run := r.startPool(spec)
+		r.signal(id, contract.SignalScaleSetID, contract.ScaleSetID{ID: 7, Name: "replaced-set"})
+		// JIT runners: each tells its pool it registered once its pod is Ready.
+		podsReady := func(st workflows.PoolState) {
+			for _, runner := range st.Runners {
+				if !runner.Registered && !runner.Stopping {
+					id := contract.RunnerWorkflowID(ns, runner.Name)
+					r.poll("the pod of "+runner.Name+" signalled", func() (bool, string) { // once its workflow has started
+						err := r.c.SignalWorkflow(r.ctx, id, "", contract.SignalPod, running(runner.Name, "1", true))
+						return err == nil, fmt.Sprint(err)
+					})
+				}
+			}
+		}
+		podsReady(waitPool(r, id, poolCond{"two runners", func(s workflows.PoolState) bool { return len(s.Runners) == 2 }}))
+		first := waitPool(r, id, ready(2, "t1"))
+		r.signal(id, contract.SignalScaleSetID, contract.ScaleSetID{ID: 8, Name: "replaced-set"})
+		isNew := func(name string) bool { return name != first.Runners[0].Name && name != first.Runners[1].Name }
+		for replaced := 0; replaced < 2; replaced++ {
+			podsReady(waitPool(r, id, poolCond{fmt.Sprintf("%d new runner(s)", replaced+1), func(s workflows.PoolState) bool {
+				n := 0
+				for _, runner := range s.Runners {
+					if isNew(runner.Name) {
+						n++
+					}
+				}
+				return n > replaced
+			}}))
+		}
+		waitPool(r, id, poolCond{"two new runners, of the new set", func(s workflows.PoolState) bool {
+			if !ready(2, "t1").ok(s) || s.ScaleSetID != 8 {
+				return false
+			}
+			return isNew(s.Runners[0].Name) && isNew(s.Runners[1].Name)
+		}})
+		r.deletePool(id, run)
+		r.finish()
+	})
 	t.Run("pool-runnerset", func(t *testing.T) {
 		r := newRecorder(t, plain, "pool-runnerset")
 		id, run := r.startPool(poolSpec("pool-runnerset", v1alpha1.KindRunnerSet, 1, true))
