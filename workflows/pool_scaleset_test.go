@@ -18,7 +18,9 @@ func TestAPoolReplacesTheRunnersOfADeletedScaleSet(t *testing.T) {
 	pt := newPoolTest(t)
 	s := spec(3, "h1", true)
 	s.ScaleSet = &v1alpha1.ScaleSetRef{Name: "linux-set"}
-	pt.at(time.Second, func() { pt.env.SignalWorkflow(contract.SignalScaleSetID, contract.ScaleSetID{ID: 7, Name: "linux-set"}) })
+	pt.at(time.Second, func() {
+		pt.env.SignalWorkflow(contract.SignalScaleSetID, contract.ScaleSetID{ID: 7, Name: "linux-set"})
+	})
 	pt.at(2*time.Second, func() { pt.registerAll() })
 	var old []string
 	pt.at(time.Minute, func() {
