@@ -15,7 +15,7 @@ import (
 )
 
 // A scale set's pool with arcflow.dev/idle-runners: auto: the jobs the
-// service assigns are its arrivals, so 40 s of one job a second raises a
+// service assigns are its arrivals, so 25 s of one job a second raises a
 // buffer (in the HRA's status) from the set's own rate and time to ready,
 // with no webhook; once the jobs stop, the pool goes back to nothing.
 func TestAScaleSetsPoolKeepsAnAutoBuffer(t *testing.T) {
@@ -47,7 +47,7 @@ func TestAScaleSetsPoolKeepsAnAutoBuffer(t *testing.T) {
 	}
 	peak := 0
 	start := time.Now()
-	for i := range 40 {
+	for i := range 25 {
 		w.Queue("octo-org/app", fmt.Sprintf("job-%d", i), []string{"arc-app"})
 		peak = max(peak, warm())
 		time.Sleep(time.Until(start.Add(time.Duration(i+1) * time.Second)))
@@ -56,7 +56,7 @@ func TestAScaleSetsPoolKeepsAnAutoBuffer(t *testing.T) {
 	rate, _ := stack.JSONPath(ctx, ns, "hra", "app", "{.status.warm.arrivalRate}")
 	ready, _ := stack.JSONPath(ctx, ns, "hra", "app", "{.status.warm.timeToReady}")
 	t.Logf("peak warm %d, arrival rate %s, time to ready %s", peak, rate, ready)
-	allDone(t, w, 40, 90*time.Second, "every job ran")
+	allDone(t, w, 25, 90*time.Second, "every job ran")
 	require.Eventually(t, func() bool { return w.Runners.LivePods() == 0 && warm() == 0 }, 90*time.Second, 200*time.Millisecond,
 		"the buffer goes at rest, and the pool with it")
 	require.Empty(t, w.Runners.Violations())
