@@ -289,7 +289,7 @@ func (r *Runners) observe(ctx context.Context, obj any) {
 	}
 	if running {
 		time.AfterFunc(r.RegisterDelay, func() {
-			if !r.podLive(name, string(pod.UID)) {
+			if !r.podLive(name, string(pod.UID)) || !r.podExists(ctx, pod) {
 				return // the process died with its pod before config.sh ran
 			}
 			if err := r.register(ctx, pod, env); err != nil && ctx.Err() == nil {
@@ -298,6 +298,15 @@ func (r *Runners) observe(ctx context.Context, obj any) {
 			r.poke()
 		})
 	}
+}
+
+// podExists asks the API server whether the pod is still there: a process
+// cannot register once its pod is gone, however late this simulator's watch
+// is to say so. A registration made after that would stay behind, offline,
+// whatever arcflow does.
+func (r *Runners) podExists(ctx context.Context, pod *corev1.Pod) bool {
+	now, err := r.Kube.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+	return err == nil && now.UID == pod.UID
 }
 
 // podLive reports whether the runner's pod of this UID is still there.

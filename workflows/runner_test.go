@@ -432,6 +432,43 @@ func TestLateRegistrationAfterStopIsRemoved(t *testing.T) {
 	})
 }
 
+// A runner stopped while its pod is Pending is deleted at once, but its
+// process may start and finish registering in the pod's termination grace
+// period: the last look for a registration waits for the pod to be gone
+// (recheck-after-pod-gone), so one made then is removed too.
+func TestARegistrationMadeWhileThePodTerminatesIsRemoved(t *testing.T) {
+	rt := newRunnerTest(t, RunnerRevisionReadyUntold)
+	rt.mockPod()
+	deletedAt := func() (time.Duration, bool) {
+		for _, c := range rt.calls {
+			if c.name == "DeleteRunnerPod" {
+				return c.at, true
+			}
+		}
+		return 0, false
+	}
+	rt.env.OnActivity(gh.FindRunner, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ activities.FindRunnerInput) (activities.FindRunnerOutput, error) {
+			rt.record("FindRunner")
+			if at, ok := deletedAt(); ok && rt.env.Now().Sub(rt.start)-at >= 2*time.Second {
+				return activities.FindRunnerOutput{Found: true, ID: 42}, nil // registered 2 s into the grace period
+			}
+			return activities.FindRunnerOutput{}, nil
+		})
+	rt.mockRemove()
+	// Stopped while its pod is Pending, as far as the runner knows: deleted at
+	// once, while its container starts and registers.
+	rt.after(time.Second, func() { rt.signalPod("Pending", false, "1") })
+	rt.after(2*time.Second, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{}) })
+	rt.after(10*time.Second, func() { rt.signalPodDeleted() })
+	rt.run(true, RunnerTimings{})
+	at, ok := deletedAt()
+	require.True(t, ok)
+	require.Less(t, at, 3*time.Second, "the deletion was asked at the stop")
+	names := rt.names()
+	require.Equal(t, []string{"DeleteRunnerPod", "FindRunner", "RemoveRunner", "DeleteRunnerPod"}, names[len(names)-4:])
+}
+
 func TestRunnerWhosePodVanishedWhileBusyIsLeftAfterRetries(t *testing.T) {
 	forEachRevision(t, func(t *testing.T, revision int) {
 		rt := newRunnerTest(t, revision)

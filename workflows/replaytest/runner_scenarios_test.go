@@ -186,6 +186,17 @@ func readyUntoldScenarios() []runnerScenario {
 		drive: func(r *recorder, id, _, _ string) {
 			r.signal(id, contract.SignalStop, workflows.StopRequest{Reason: "scale-down"})
 		},
+	}, {
+		// Stopped while its pod is Pending: deleted at once, and looked for
+		// once more when the pod is gone (recheck-after-pod-gone).
+		name: "runner-stop-while-pending", in: untold(true), reason: workflows.EndStopped,
+		prepare: func(name string) { fakes.set(fakes.neverRegister, name, true) },
+		drive: func(r *recorder, id, name, _ string) {
+			r.signal(id, contract.SignalPod, activities.PodState{UID: podUID(name), ResourceVersion: "1", Exists: true, Phase: "Pending"})
+			r.signal(id, contract.SignalStop, workflows.StopRequest{Reason: "scale-down"})
+			waitState(r, id, "stop requested", func(s workflows.RunnerState) bool { return s.StopRequested })
+			r.signal(id, contract.SignalPod, activities.PodState{UID: podUID(name), ResourceVersion: "deleted"})
+		},
 	}}
 }
 
