@@ -62,7 +62,7 @@ func startPoolWorld(t *testing.T, ns string) *poolWorld {
 	// Before the worker stops: delete the pools and let them drain, so no
 	// runner pod is left behind. This also proves delete.
 	t.Cleanup(func() {
-		out, err := stack.Kubectl(context.Background(), "delete", "-n", ns, "rdeploy,runnerset", "--all")
+		out, err := stack.Kubectl(context.Background(), "delete", "-n", ns, "rdeploy,runnerset", "--all", "--wait=false")
 		require.NoError(t, err, out)
 		drained := assert.Eventually(t, func() bool {
 			return len(w.podsIn()) == 0 && len(gh.Runners()) == 0
