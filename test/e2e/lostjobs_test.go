@@ -94,12 +94,7 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 			}
 			return 60 * time.Second
 		},
-		JobConclusion: func(j fakegithub.JobInfo) string {
-			if j.Name == "fails" {
-				return "failure"
-			}
-			return "success"
-		},
+		JobConclusion: failsWhenNamedFails,
 	})
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -270,6 +265,15 @@ func cordon(t *testing.T, ctx context.Context, kube kubernetes.Interface, node s
 	patch := fmt.Sprintf(`{"spec":{"unschedulable":%v}}`, on)
 	_, err := kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
 	require.NoError(t, err)
+}
+
+// failsWhenNamedFails: the job named "fails" fails by itself (its step
+// exits 1); every other job succeeds.
+func failsWhenNamedFails(j fakegithub.JobInfo) string {
+	if j.Name == "fails" {
+		return "failure"
+	}
+	return "success"
 }
 
 func podOf(t *testing.T, ctx context.Context, kube kubernetes.Interface, ns, runner string) string {

@@ -34,12 +34,7 @@ func TestAScaleSetsJobLostToInfrastructureIsRerun(t *testing.T) {
 			}
 			return 2 * time.Second
 		},
-		JobConclusion: func(j fakegithub.JobInfo) string {
-			if j.Name == "fails" {
-				return "failure"
-			}
-			return "success"
-		},
+		JobConclusion: failsWhenNamedFails,
 	})
 	t.Cleanup(func() {
 		if t.Failed() {
