@@ -30,7 +30,7 @@ func (p *poolRun) startRunners(ctx workflow.Context, runners []PoolRunner) {
 	p.startRunnersWith(ctx, runners, func(r PoolRunner) RunnerInput {
 		in := p.runnerInput(ctx, r.Name, r.RegistrationOnly)
 		if r.PoolWakes {
-			in.PoolWakes, in.Revision = true, RunnerRevisionPoolWakes
+			in.PoolWakes = true // RunnerRevisionPoolWakes and later
 		}
 		return in
 	})
@@ -140,7 +140,7 @@ func (p *poolRun) runnerInput(ctx workflow.Context, name string, registrationOnl
 	return RunnerInput{
 		Pod: pod, Scope: spec.Scope, Ephemeral: spec.Ephemeral, Timings: spec.RunnerTimings,
 		PoolWorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, RegistrationOnly: registrationOnly,
-		Revision: RunnerRevisionReadyUntold, PatientRegistration: p.patientRegistration(registrationOnly),
+		Revision: RunnerRevisionRecheckAfterPodGone, PatientRegistration: p.patientRegistration(registrationOnly),
 		StartsTold: startsTold,
 	}
 }

@@ -435,9 +435,9 @@ func TestLateRegistrationAfterStopIsRemoved(t *testing.T) {
 // A runner stopped while its pod is Pending is deleted at once, but its
 // process may start and finish registering in the pod's termination grace
 // period: the last look for a registration waits for the pod to be gone
-// (recheck-after-pod-gone), so one made then is removed too.
+// (RunnerRevisionRecheckAfterPodGone), so one made then is removed too.
 func TestARegistrationMadeWhileThePodTerminatesIsRemoved(t *testing.T) {
-	rt := newRunnerTest(t, RunnerRevisionReadyUntold)
+	rt := newRunnerTest(t, RunnerRevisionRecheckAfterPodGone)
 	rt.mockPod()
 	deletedAt := func() (time.Duration, bool) {
 		for _, c := range rt.calls {

@@ -124,6 +124,12 @@ const (
 	// timer in the pool for all its runners, in place of one per runner).
 	// After that check it keeps a timer of its own, as before.
 	RunnerRevisionPoolWakes = 5
+	// RunnerRevisionRecheckAfterPodGone: as RunnerRevisionPoolWakes, but a
+	// runner that deleted its pod before GitHub listed it looks for a late
+	// registration once the pod is gone, not as soon as the deletion was
+	// asked: the runner process can still finish registering during its
+	// termination grace period, which left that registration behind, offline.
+	RunnerRevisionRecheckAfterPodGone = 6
 )
 
 // quietEnd says that a runner whose search attribute shows phase may end

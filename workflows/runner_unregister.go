@@ -85,7 +85,7 @@ func (r *runnerRun) deletePod(ctx workflow.Context) error {
 	}
 	r.state.DeleteBlocked = ""
 	if r.state.Unverified {
-		if workflow.GetVersion(ctx, recheckAfterPodGoneVersion, workflow.DefaultVersion, 1) == 1 {
+		if r.in.Revision >= RunnerRevisionRecheckAfterPodGone {
 			r.awaitPodGone(ctx)
 		}
 		r.state.Unverified = false
@@ -98,12 +98,6 @@ func (r *runnerRun) deletePod(ctx workflow.Context) error {
 	r.setPhase(ctx, PhaseDone)
 	return nil
 }
-
-// recheckAfterPodGoneVersion marks runners that look for a late registration
-// once their pod is gone, not as soon as its deletion was asked: a runner
-// process in its termination grace period can still finish registering, and
-// that registration would be left behind, offline.
-const recheckAfterPodGoneVersion = "recheck-after-pod-gone"
 
 // findRunner asks GitHub for the runner by name and records its ID. A rate limit
 // sets RetryAt and returns an error. Registration checks read the scope's

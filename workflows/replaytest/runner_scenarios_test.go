@@ -188,8 +188,13 @@ func readyUntoldScenarios() []runnerScenario {
 		},
 	}, {
 		// Stopped while its pod is Pending: deleted at once, and looked for
-		// once more when the pod is gone (recheck-after-pod-gone).
-		name: "runner-stop-while-pending", in: untold(true), reason: workflows.EndStopped,
+		// once more when the pod is gone (RunnerRevisionRecheckAfterPodGone).
+		name: "runner-stop-while-pending", reason: workflows.EndStopped,
+		in: func(name string) workflows.RunnerInput {
+			in := untold(true)(name)
+			in.Revision = workflows.RunnerRevisionRecheckAfterPodGone
+			return in
+		},
 		prepare: func(name string) { fakes.set(fakes.neverRegister, name, true) },
 		drive: func(r *recorder, id, name, _ string) {
 			r.signal(id, contract.SignalPod, activities.PodState{UID: podUID(name), ResourceVersion: "1", Exists: true, Phase: "Pending"})
