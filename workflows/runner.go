@@ -80,6 +80,9 @@ func RunnerWorkflow(ctx workflow.Context, in RunnerInput) (RunnerDone, error) {
 	}
 	r.notifyPool(ctx, done)
 	r.awaitPodGone(ctx)
+	if r.state.RecheckWhenGone {
+		r.removeLateRegistration(ctx)
+	}
 	r.drainSignals(ctx) // late pod events of a finished runner change nothing
 	return done, nil
 }

@@ -466,7 +466,8 @@ func TestARegistrationMadeWhileThePodTerminatesIsRemoved(t *testing.T) {
 	require.True(t, ok)
 	require.Less(t, at, 3*time.Second, "the deletion was asked at the stop")
 	names := rt.names()
-	require.Equal(t, []string{"DeleteRunnerPod", "FindRunner", "RemoveRunner", "DeleteRunnerPod"}, names[len(names)-4:])
+	require.Equal(t, []string{"DeleteRunnerPod", "FindRunner", "FindRunner", "RemoveRunner"}, names[len(names)-4:],
+		"a look as the deletion is asked, and one once the pod is gone")
 }
 
 func TestRunnerWhosePodVanishedWhileBusyIsLeftAfterRetries(t *testing.T) {

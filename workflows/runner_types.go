@@ -126,8 +126,8 @@ const (
 	RunnerRevisionPoolWakes = 5
 	// RunnerRevisionRecheckAfterPodGone: as RunnerRevisionPoolWakes, but a
 	// runner that deleted its pod before GitHub listed it looks for a late
-	// registration once the pod is gone, not as soon as the deletion was
-	// asked: the runner process can still finish registering during its
+	// registration once more when the pod is gone, after it told its pool
+	// it ended: the runner process can still finish registering during its
 	// termination grace period, which left that registration behind, offline.
 	RunnerRevisionRecheckAfterPodGone = 6
 )
@@ -233,6 +233,9 @@ type RunnerState struct {
 	// Unverified: the pod was deleted before GitHub listed the runner, so one more
 	// lookup must make sure no registration is left behind.
 	Unverified bool `json:",omitempty"`
+	// RecheckWhenGone: that look found nothing while the pod terminated; one
+	// more comes once the pod is gone (RunnerRevisionRecheckAfterPodGone).
+	RecheckWhenGone bool `json:",omitempty"`
 	// DeleteBlocked says why the last deletion of the runner's objects failed
 	// (a write Kubernetes refused, such as one of ARC's admission webhooks),
 	// and DeleteAttempts how many rounds failed; the deletion is retried on a

@@ -85,18 +85,33 @@ func (r *runnerRun) deletePod(ctx workflow.Context) error {
 	}
 	r.state.DeleteBlocked = ""
 	if r.state.Unverified {
-		if r.in.Revision >= RunnerRevisionRecheckAfterPodGone {
-			r.awaitPodGone(ctx)
-		}
 		r.state.Unverified = false
 		if found, err := r.findRunner(ctx, true); err == nil && found {
 			// It registered after all: unregister it (its pod is gone, so it is idle).
 			r.setPhase(ctx, PhaseUnregistering)
 			return nil
 		}
+		// Its process may still register while the pod terminates: look
+		// again once the pod is gone, after the pool heard of the end.
+		r.state.RecheckWhenGone = r.in.Revision >= RunnerRevisionRecheckAfterPodGone
 	}
 	r.setPhase(ctx, PhaseDone)
 	return nil
+}
+
+// removeLateRegistration removes a registration the runner's process made
+// while its pod terminated (RunnerState.RecheckWhenGone). The pod is gone,
+// so the runner is idle; a failure is logged, as nothing else can be done.
+func (r *runnerRun) removeLateRegistration(ctx workflow.Context) {
+	found, err := r.findRunner(ctx, true)
+	if err != nil || !found {
+		return
+	}
+	workflow.GetLogger(ctx).Warn("runner registered while its pod terminated; removing it", "runner", r.in.Pod.Name)
+	in := calls.RemoveRunnerInput{Scope: r.in.Scope, Name: r.in.Pod.Name, ID: r.state.RunnerID}
+	if err := r.call(ctx, calls.RemoveRunner, in).Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Warn("cannot remove a late registration", "runner", r.in.Pod.Name, "error", err)
+	}
 }
 
 // findRunner asks GitHub for the runner by name and records its ID. A rate limit
