@@ -48,10 +48,16 @@ func rerunReadiness(kind string, u *unstructured.Unstructured, hras []*unstructu
 		return c, false, false // most pools: no HRA is looked at
 	}
 	scaling, trigger := hrasOf(kind, u.GetName(), hras)
-	set, listened, _ := v1alpha1.ScaleSetOf(u.GetAnnotations(), true)
-	listened = listened && len(scaling) > 0
+	set, ofScaleSet, _ := v1alpha1.ScaleSetOf(u.GetAnnotations(), true)
+	listened := ofScaleSet && len(scaling) > 0
 	c = metav1.Condition{Type: activities.RerunLostJobsCondition, ObservedGeneration: u.GetGeneration(), LastTransitionTime: metav1.Now()}
 	switch {
+	case wanted && ofScaleSet && !listened:
+		c.Status, c.Reason = metav1.ConditionFalse, activities.RerunNoWorkflowJobTrigger
+		c.Message = fmt.Sprintf("%s is set, but no HorizontalRunnerAutoscaler scales this %s: the listener of runner scale set %s "+
+			"reports completed jobs to the HRA that scales the pool, so none is re-run; add an HRA with scaleTargetRef {kind: %s, name: %s}",
+			v1alpha1.RerunLostJobsAnnotation, kind, set.Name, kind, u.GetName())
+		return c, false, !(ours && cur.Status == c.Status && cur.Message == c.Message)
 	case wanted && trigger == "" && !listened:
 		c.Status, c.Reason = metav1.ConditionFalse, activities.RerunNoWorkflowJobTrigger
 		if len(scaling) == 0 {

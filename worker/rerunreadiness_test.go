@@ -140,6 +140,8 @@ func TestRerunReadinessOfAScaleSetPool(t *testing.T) {
 	c, _, change = rerunReadiness(rd, setPool(""), nil)
 	require.True(t, change, "no HRA scales it")
 	require.Equal(t, "NoWorkflowJobTrigger", c.Reason)
+	require.Contains(t, c.Message, "the listener of runner scale set linux-set reports completed jobs to the HRA that scales the pool")
+	require.NotContains(t, c.Message, "webhook", "a scale set's pool needs none")
 }
 
 // indexed is a lister over objs, as an informer's cache.
