@@ -4,10 +4,15 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/arcflow/arcflow/activities"
 
 	"github.com/arcflow/arcflow/github"
 	"github.com/arcflow/arcflow/github/scaleset"
@@ -37,8 +42,9 @@ func allDone(t *testing.T, w *world.World, jobs int, within time.Duration, what 
 
 // The listener rides out what the Actions service does to listeners: a set
 // held by another, stale session (409 until it expires), empty 200s, 5xx and
-// 429 in a burst, and the set deleted by the service. No job is lost, none
-// runs twice, none is left waiting.
+// 429 in a burst, and the set deleted by the service, whose idle runner
+// (minReplicas 1) is replaced by one of the set made again. No job is lost,
+// none runs twice, none is left waiting.
 func TestAScaleSetListenerRidesOutTheServicesFaults(t *testing.T) {
 	parallel(t)
 	const ns = "scaleset-faults"
@@ -58,7 +64,9 @@ func TestAScaleSetListenerRidesOutTheServicesFaults(t *testing.T) {
 	_, err = other.CreateSession(ctx, scope, set.ID, "a-listener-that-died")
 	require.NoError(t, err)
 
-	require.NoError(t, w.Apply(ctx, scaleSetManifest))
+	// One idle runner at all times: the set's deletion leaves it joined to
+	// the old set, and the pool must replace it.
+	require.NoError(t, w.Apply(ctx, strings.Replace(scaleSetManifest, "minReplicas: 0", "minReplicas: 1", 1)))
 	w.Queue("octo-org/app", "while-409", []string{"arc-app"})
 	require.Eventually(t, func() bool {
 		sets := w.GitHub.ScaleSets()
@@ -73,6 +81,22 @@ func TestAScaleSetListenerRidesOutTheServicesFaults(t *testing.T) {
 	w.Queue("octo-org/app", "after-burst", []string{"arc-app"})
 	allDone(t, w, 2, 60*time.Second, "the job queued during empty 200s, 5xx and 429 ran")
 
+	kube, err := stack.Kube()
+	require.NoError(t, err)
+	livePods := func() map[string]bool {
+		pods, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: activities.LabelPool + "=app"})
+		require.NoError(t, err)
+		live := map[string]bool{}
+		for _, p := range pods.Items {
+			if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning {
+				live[p.Name] = true
+			}
+		}
+		return live
+	}
+	var ofOldSet map[string]bool
+	require.Eventually(t, func() bool { ofOldSet = livePods(); return len(ofOldSet) >= 1 }, 60*time.Second, 200*time.Millisecond,
+		"the idle runner minReplicas keeps")
 	require.NoError(t, w.GitHub.DeleteScaleSet(set.ID))
 	var again fakegithub.ScaleSetInfo
 	require.Eventually(t, func() bool {
@@ -87,6 +111,15 @@ func TestAScaleSetListenerRidesOutTheServicesFaults(t *testing.T) {
 		out, err := stack.Kubectl(ctx, "get", "rdeploy", "app", "-n", ns, "-o", "jsonpath={.status.scaleSetId}")
 		return err == nil && out == strconv.FormatInt(again.ID, 10)
 	}, 30*time.Second, 200*time.Millisecond, "the pool joined the new set")
+	require.Eventually(t, func() bool {
+		live := livePods()
+		for name := range live {
+			if ofOldSet[name] {
+				return false
+			}
+		}
+		return len(live) >= 1
+	}, 60*time.Second, 200*time.Millisecond, "the idle runner of the deleted set is replaced by one of the new set: %v", ofOldSet)
 	for i := range 2 {
 		w.Queue("octo-org/app", fmt.Sprintf("new-set-%d", i), []string{"arc-app"})
 	}
