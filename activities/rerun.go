@@ -27,18 +27,28 @@ type JobRerunner interface {
 // was created.
 const RerunMaxAge = 30 * 24 * time.Hour
 
+// rerunClient is the client of the credentials named by ref (the default
+// ones when empty) for the re-run calls; what names the call in its error.
+func (g *GitHub) rerunClient(ctx context.Context, ref, what string) (JobRerunner, error) {
+	client, err := clientFor(ctx, g.Credentials, g.Reruns, ref)
+	if err != nil {
+		return nil, err
+	}
+	if client == nil {
+		return nil, fmt.Errorf("%s: no GitHub client for re-runs", what)
+	}
+	return client, nil
+}
+
 // RerunLostJob re-runs a job once GitHub allows it. It is idempotent: it
 // reads the run first, and a run already past the attempt that lost the job
 // was re-run (by an earlier try of this call whose answer was lost, or by a
 // person), so it is not re-run again. Two calls when the run has completed,
 // one while it has not.
 func (g *GitHub) RerunLostJob(ctx context.Context, in RerunLostJobInput) (RerunLostJobOutput, error) {
-	client, err := clientFor(ctx, g.Credentials, g.Reruns, in.Credentials)
+	client, err := g.rerunClient(ctx, in.Credentials, "re-run lost job")
 	if err != nil {
 		return RerunLostJobOutput{}, err
-	}
-	if client == nil {
-		return RerunLostJobOutput{}, errors.New("re-run lost job: no GitHub client for re-runs")
 	}
 	run, err := client.WorkflowRun(ctx, in.Repository, in.RunID)
 	if errors.Is(err, github.ErrNotFound) {
@@ -74,12 +84,9 @@ func (g *GitHub) RerunLostJob(ctx context.Context, in RerunLostJobInput) (RerunL
 // runner scale set reported by its own id (github.Client.FindRunnerJob). It
 // only reads, so a retry is harmless.
 func (g *GitHub) FindRunnerJob(ctx context.Context, in FindRunnerJobInput) (FindRunnerJobOutput, error) {
-	client, err := clientFor(ctx, g.Credentials, g.Reruns, in.Credentials)
+	client, err := g.rerunClient(ctx, in.Credentials, "find runner job")
 	if err != nil {
 		return FindRunnerJobOutput{}, err
-	}
-	if client == nil {
-		return FindRunnerJobOutput{}, errors.New("find runner job: no GitHub client for re-runs")
 	}
 	job, found, err := client.FindRunnerJob(ctx, in.Repository, in.RunID, in.Runner, in.QueuedAt)
 	if err != nil {

@@ -10,12 +10,20 @@ import (
 	gogithub "github.com/google/go-github/v88/github"
 )
 
-// Job is a workflow job as the metrics and the reconcile need it.
+// Job is a workflow job as the metrics, the reconcile and a re-run need it.
 type Job struct {
 	ID     int64
 	Status string // queued, in_progress, completed
 	Labels []string
+	// Name, RunAttempt and RunnerName (empty until a runner took it).
+	Name       string
+	RunAttempt int
+	RunnerName string
 }
+
+// openJobsPage is how the reconcile and the metrics page a run's jobs: its
+// latest attempt, 50 a page, as ARC does.
+var openJobsPage = gogithub.ListWorkflowJobsOptions{ListOptions: gogithub.ListOptions{PerPage: 50}}
 
 // ListOpenJobs lists the queued and in-progress jobs of a repository (owner/name):
 // runs with status queued and in_progress (100 a page), then each run's jobs (50 a
@@ -32,7 +40,7 @@ func (c *Client) ListOpenJobs(ctx context.Context, repository string) ([]Job, er
 			return nil, err
 		}
 		for _, run := range runs {
-			page, err := c.listRunJobs(ctx, owner, repo, run.ID)
+			page, err := c.listRunJobs(ctx, owner, repo, run.ID, openJobsPage)
 			if err != nil {
 				return nil, err
 			}
@@ -76,7 +84,7 @@ func (c *Client) RunJobs(ctx context.Context, repository string, runID int64) ([
 	if !ok {
 		return nil, fmt.Errorf("list jobs: repository %q must be owner/name", repository)
 	}
-	return c.listRunJobs(ctx, owner, repo, runID)
+	return c.listRunJobs(ctx, owner, repo, runID, openJobsPage)
 }
 
 func (c *Client) listRuns(ctx context.Context, owner, repo, status string) ([]Run, error) {
@@ -100,12 +108,13 @@ func (c *Client) listRuns(ctx context.Context, owner, repo, status string) ([]Ru
 	}
 }
 
-func (c *Client) listRunJobs(ctx context.Context, owner, repo string, runID int64) ([]Job, error) {
+// listRunJobs lists a run's jobs, every page from opts on (its Filter says
+// which attempts); a run gone meanwhile has none.
+func (c *Client) listRunJobs(ctx context.Context, owner, repo string, runID int64, opts gogithub.ListWorkflowJobsOptions) ([]Job, error) {
 	ctx = withEndpoint(ctx, "list-workflow-jobs")
 	var jobs []Job
-	opts := &gogithub.ListWorkflowJobsOptions{ListOptions: gogithub.ListOptions{PerPage: 50}}
 	for {
-		page, resp, err := c.gh.Actions.ListWorkflowJobs(ctx, owner, repo, runID, opts)
+		page, resp, err := c.gh.Actions.ListWorkflowJobs(ctx, owner, repo, runID, &opts)
 		if resp != nil && resp.StatusCode == http.StatusNotFound {
 			return jobs, nil // the run went away between the two calls
 		}
@@ -113,7 +122,8 @@ func (c *Client) listRunJobs(ctx context.Context, owner, repo string, runID int6
 			return nil, err
 		}
 		for _, j := range page.Jobs {
-			jobs = append(jobs, Job{ID: j.GetID(), Status: j.GetStatus(), Labels: j.Labels})
+			jobs = append(jobs, Job{ID: j.GetID(), Status: j.GetStatus(), Labels: j.Labels,
+				Name: j.GetName(), RunAttempt: int(j.GetRunAttempt()), RunnerName: j.GetRunnerName()})
 		}
 		if resp.NextPage == 0 {
 			return jobs, nil

@@ -71,24 +71,14 @@ func (c *Client) FindRunnerJob(ctx context.Context, repository string, runID int
 // runnerJobIn lists one run's jobs of every attempt and returns the one that
 // ran on runnerName.
 func (c *Client) runnerJobIn(ctx context.Context, owner, repo string, runID int64, runnerName string) (RunnerJob, bool, error) {
-	ctx = withEndpoint(ctx, "list-workflow-jobs")
-	opts := &gogithub.ListWorkflowJobsOptions{Filter: "all", ListOptions: gogithub.ListOptions{PerPage: 100}}
-	for {
-		page, resp, err := c.gh.Actions.ListWorkflowJobs(ctx, owner, repo, runID, opts)
-		if resp != nil && resp.StatusCode == 404 {
-			return RunnerJob{}, false, nil // the run is gone
-		}
-		if err := classify(fmt.Sprintf("list-workflow-jobs %s/%s/%d", owner, repo, runID), resp, err, c.now()); err != nil {
-			return RunnerJob{}, false, err
-		}
-		for _, j := range page.Jobs {
-			if j.GetRunnerName() == runnerName {
-				return RunnerJob{RunID: runID, JobID: j.GetID(), Name: j.GetName(), RunAttempt: int(j.GetRunAttempt())}, true, nil
-			}
-		}
-		if resp.NextPage == 0 {
-			return RunnerJob{}, false, nil
-		}
-		opts.Page = resp.NextPage
+	jobs, err := c.listRunJobs(ctx, owner, repo, runID, gogithub.ListWorkflowJobsOptions{Filter: "all", ListOptions: gogithub.ListOptions{PerPage: 100}})
+	if err != nil {
+		return RunnerJob{}, false, err
 	}
+	for _, j := range jobs {
+		if j.RunnerName == runnerName {
+			return RunnerJob{RunID: runID, JobID: j.ID, Name: j.Name, RunAttempt: j.RunAttempt}, true, nil
+		}
+	}
+	return RunnerJob{}, false, nil
 }

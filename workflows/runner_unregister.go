@@ -26,8 +26,7 @@ func (r *runnerRun) unregister(ctx workflow.Context) error {
 	}
 
 	r.state.RemoveAttempts++
-	in := calls.RemoveRunnerInput{Scope: r.in.Scope, Name: r.in.Pod.Name, ID: r.state.RunnerID}
-	err := r.call(ctx, calls.RemoveRunner, in).Get(ctx, nil)
+	err := r.removeRunner(ctx)
 	if reset, limited := calls.RateLimitReset(err); limited {
 		r.state.RetryAt = reset
 		return nil
@@ -99,6 +98,12 @@ func (r *runnerRun) deletePod(ctx workflow.Context) error {
 	return nil
 }
 
+// removeRunner asks GitHub to remove the runner by the ID it was found under.
+func (r *runnerRun) removeRunner(ctx workflow.Context) error {
+	in := calls.RemoveRunnerInput{Scope: r.in.Scope, Name: r.in.Pod.Name, ID: r.state.RunnerID}
+	return r.call(ctx, calls.RemoveRunner, in).Get(ctx, nil)
+}
+
 // removeLateRegistration removes a registration the runner's process made
 // while its pod terminated (RunnerState.RecheckWhenGone). The pod is gone,
 // so the runner is idle; a failure is logged, as nothing else can be done.
@@ -108,8 +113,7 @@ func (r *runnerRun) removeLateRegistration(ctx workflow.Context) {
 		return
 	}
 	workflow.GetLogger(ctx).Warn("runner registered while its pod terminated; removing it", "runner", r.in.Pod.Name)
-	in := calls.RemoveRunnerInput{Scope: r.in.Scope, Name: r.in.Pod.Name, ID: r.state.RunnerID}
-	if err := r.call(ctx, calls.RemoveRunner, in).Get(ctx, nil); err != nil {
+	if err := r.removeRunner(ctx); err != nil {
 		workflow.GetLogger(ctx).Warn("cannot remove a late registration", "runner", r.in.Pod.Name, "error", err)
 	}
 }
