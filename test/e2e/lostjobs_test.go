@@ -96,20 +96,7 @@ func TestJobsLostToInfrastructureAreRerunOnce(t *testing.T) {
 		},
 		JobConclusion: failsWhenNamedFails,
 	})
-	t.Cleanup(func() {
-		if t.Failed() {
-			out, _ := os.ReadFile(w.Worker.LogPath())
-			t.Logf("worker log:\n%s", out)
-			// What the pool kept of lost runners and failed jobs, and the
-			// re-run workflows it started.
-			pool, _ := temporalCLI(context.Background(), ns, "workflow", "query", "--workflow-id", contract.PoolWorkflowID(ns, "RunnerDeployment", "app"), "--type", "state")
-			t.Logf("pool state:\n%s", pool)
-			reruns, _ := temporalCLI(context.Background(), ns, "workflow", "list", "--query", "WorkflowType='RerunWorkflow'")
-			t.Logf("re-run workflows:\n%s", reruns)
-			t.Logf("jobs: %+v", w.GitHub.Jobs())
-			t.Logf("lost: %+v", w.Runners.Lost())
-		}
-	})
+	logLostJobsOnFailure(t, w, ns)
 	require.NoError(t, w.Apply(ctx, lostJobsPool))
 
 	// Three jobs on lost-a, each its own run.
@@ -265,6 +252,25 @@ func cordon(t *testing.T, ctx context.Context, kube kubernetes.Interface, node s
 	patch := fmt.Sprintf(`{"spec":{"unschedulable":%v}}`, on)
 	_, err := kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
 	require.NoError(t, err)
+}
+
+// logLostJobsOnFailure logs, when the test fails, the worker's log, what pool
+// app kept of lost runners and failed jobs, the re-run workflows it started,
+// and the jobs and losses of the world.
+func logLostJobsOnFailure(t *testing.T, w *world.World, ns string) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		out, _ := os.ReadFile(w.Worker.LogPath())
+		t.Logf("worker log:\n%s", out)
+		pool, _ := temporalCLI(context.Background(), ns, "workflow", "query", "--workflow-id", contract.PoolWorkflowID(ns, "RunnerDeployment", "app"), "--type", "state")
+		t.Logf("pool state:\n%s", pool)
+		reruns, _ := temporalCLI(context.Background(), ns, "workflow", "list", "--query", "WorkflowType='RerunWorkflow'")
+		t.Logf("re-run workflows:\n%s", reruns)
+		t.Logf("jobs: %+v", w.GitHub.Jobs())
+		t.Logf("lost: %+v", w.Runners.Lost())
+	})
 }
 
 // failsWhenNamedFails: the job named "fails" fails by itself (its step

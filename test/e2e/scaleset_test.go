@@ -55,15 +55,7 @@ func TestAScaleSetsJobsRunWithNoWebhook(t *testing.T) {
 	require.Empty(t, w.Webhooks, "no webhook server runs")
 	require.NoError(t, w.Apply(ctx, scaleSetManifest))
 
-	var set fakegithub.ScaleSetInfo
-	require.Eventually(t, func() bool {
-		sets := w.GitHub.ScaleSets()
-		if len(sets) != 1 || sets[0].Session == "" {
-			return false
-		}
-		set = sets[0]
-		return true
-	}, 60*time.Second, 100*time.Millisecond, "the listener created the set and holds its session")
+	set := heldSet(t, w, "the listener created the set and holds its session")
 	require.Equal(t, "arc-app", set.Name)
 	require.Equal(t, []string{"arc-app", "linux"}, set.Labels)
 	require.Equal(t, "scaleset/"+ns+"/runnerdeployment/app", set.SessionOwner)
@@ -109,4 +101,20 @@ func TestAScaleSetsJobsRunWithNoWebhook(t *testing.T) {
 		}
 	}
 	allDone(t, w, 4, 90*time.Second, "the job queued while held ran after --undo")
+}
+
+// heldSet waits until the world's one scale set is held by a listener's
+// session, and returns it.
+func heldSet(t *testing.T, w *world.World, what string) fakegithub.ScaleSetInfo {
+	t.Helper()
+	var set fakegithub.ScaleSetInfo
+	require.Eventually(t, func() bool {
+		sets := w.GitHub.ScaleSets()
+		if len(sets) != 1 || sets[0].Session == "" {
+			return false
+		}
+		set = sets[0]
+		return true
+	}, 60*time.Second, 100*time.Millisecond, what)
+	return set
 }

@@ -139,10 +139,7 @@ func TestAScaleSetAcquiresItsJobsOnGHES(t *testing.T) {
 		NoWebhook: true, Actions: fakegithub.ActionsOptions{PollHold: 2 * time.Second, GHES: true},
 	})
 	require.NoError(t, w.Apply(ctx, scaleSetManifest))
-	require.Eventually(t, func() bool {
-		sets := w.GitHub.ScaleSets()
-		return len(sets) == 1 && sets[0].Session != ""
-	}, 60*time.Second, 100*time.Millisecond, "the listener holds the set's session")
+	heldSet(t, w, "the listener holds the set's session")
 	for i := range 3 {
 		w.Queue("octo-org/app", fmt.Sprintf("ghes-%d", i), []string{"arc-app"})
 	}

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/arcflow/arcflow/sim/fakegithub"
 	"github.com/arcflow/arcflow/sim/world"
-	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // A job a runner scale set assigned, whose runner is OOM-killed while it
@@ -36,22 +34,11 @@ func TestAScaleSetsJobLostToInfrastructureIsRerun(t *testing.T) {
 		},
 		JobConclusion: failsWhenNamedFails,
 	})
-	t.Cleanup(func() {
-		if t.Failed() {
-			out, _ := os.ReadFile(w.Worker.LogPath())
-			t.Logf("worker log:\n%s", out)
-			pool, _ := temporalCLI(context.Background(), ns, "workflow", "query", "--workflow-id", contract.PoolWorkflowID(ns, "RunnerDeployment", "app"), "--type", "state")
-			t.Logf("pool state:\n%s", pool)
-			t.Logf("jobs: %+v", w.GitHub.Jobs())
-		}
-	})
+	logLostJobsOnFailure(t, w, ns)
 	manifest := strings.Replace(scaleSetManifest, "    arcflow.dev/scale-set: arc-app\n",
 		"    arcflow.dev/scale-set: arc-app\n    arcflow.dev/rerun-lost-jobs: \"true\"\n", 1)
 	require.NoError(t, w.Apply(ctx, manifest))
-	require.Eventually(t, func() bool {
-		sets := w.GitHub.ScaleSets()
-		return len(sets) == 1 && sets[0].Session != ""
-	}, 60*time.Second, 100*time.Millisecond, "the listener holds the set's session")
+	heldSet(t, w, "the listener holds the set's session")
 
 	fails := w.GitHub.QueueJob("octo-org/app", "fails", []string{"arc-app"})
 	lost := w.GitHub.QueueJob("octo-org/app", "lost", []string{"arc-app"})

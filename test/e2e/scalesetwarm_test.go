@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,19 +41,9 @@ func TestAScaleSetsPoolKeepsAnAutoBuffer(t *testing.T) {
 	manifest = strings.Replace(manifest, "scaleDownDelaySecondsAfterScaleOut: 5", "scaleDownDelaySecondsAfterScaleOut: 10", 1)
 	require.Contains(t, manifest, "arcflow.dev/idle-runners: auto")
 	require.NoError(t, w.Apply(ctx, manifest))
-	require.Eventually(t, func() bool {
-		sets := w.GitHub.ScaleSets()
-		return len(sets) == 1 && sets[0].Session != ""
-	}, 60*time.Second, 100*time.Millisecond, "the listener holds the set's session")
+	heldSet(t, w, "the listener holds the set's session")
 
-	warm := func() int {
-		out, _ := stack.JSONPath(ctx, ns, "hra", "app", "{.status.warm.runners}")
-		n, err := strconv.Atoi(out)
-		if err != nil {
-			return -1
-		}
-		return n
-	}
+	warm := func() int { return warmRunners(ctx, ns, "hra", "app") }
 	peak := 0
 	start := time.Now()
 	for i := range 20 {

@@ -42,13 +42,7 @@ func TestWarmRunnersRiseWithTheJobsAndGoAtRest(t *testing.T) {
 		return out
 	}
 	jsonpath := func(kind, path string) string { return jsonpathOf(kind, pool, path) }
-	warmOf := func(kind, name string) int {
-		n, err := strconv.Atoi(jsonpathOf(kind, name, ".status.warm.runners"))
-		if err != nil {
-			return -1
-		}
-		return n
-	}
+	warmOf := func(kind, name string) int { return warmRunners(ctx, ns, kind, name) }
 	warm := func(kind string) int { return warmOf(kind, pool) }
 	peak := 0
 	var slowHeld []int // the slow pool's buffer 12-14 s after its last job
@@ -101,4 +95,14 @@ func TestWarmRunnersRiseWithTheJobsAndGoAtRest(t *testing.T) {
 		"the buffers are 0 at rest")
 	require.Empty(t, w.Runners.Violations())
 	t.Logf("queued -> started after the first 30 s: %v; no runner %v after the last job", waits, time.Since(last).Round(time.Second))
+}
+
+// warmRunners is status.warm.runners of a pool or HRA, -1 while it has none.
+func warmRunners(ctx context.Context, ns, kind, name string) int {
+	out, _ := stack.JSONPath(ctx, ns, kind, name, "{.status.warm.runners}")
+	n, err := strconv.Atoi(out)
+	if err != nil {
+		return -1
+	}
+	return n
 }
