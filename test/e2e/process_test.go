@@ -21,10 +21,11 @@ var (
 )
 
 // arcflowBinary builds cmd/arcflow, and arcflow-webhook beside it, once per test
-// binary.
+// binary, in the stack's directory, which goes with the stack: 100 MB left in
+// the system's temporary directory by every run once filled CI's disk.
 func arcflowBinary(t *testing.T) string {
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "arcflow-bin-")
+		dir, err := os.MkdirTemp(stack.Dir, "arcflow-bin-")
 		if err != nil {
 			errBuilding = err
 			return
