@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -25,9 +26,19 @@ func TestMain(m *testing.M) {
 	// Temporal does: its in-memory store was once emptied under a load of 9
 	// (a dropped connection takes an in-memory database with it), and every
 	// later test then found no namespace.
-	os.Exit(localstack.Run(m, localstack.Options{
+	var err error
+	if buildsDir, err = os.MkdirTemp("", "arcflow-e2e-builds-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	startBuilds()
+	code := localstack.Run(m, localstack.Options{
 		Kubernetes: true, Temporal: true, TemporalUI: true, TemporalDB: true, SearchAttributes: contract.SearchAttributeTypes(),
-	}, &stack))
+	}, &stack)
+	if err := os.RemoveAll(buildsDir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	os.Exit(code)
 }
 
 func testContext(t *testing.T) context.Context {

@@ -2,38 +2,19 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
-	"sync"
 	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/arcflow/arcflow/sim/world"
 )
 
-var (
-	buildOnce   sync.Once
-	arcflowBin  string
-	errBuilding error
-)
-
-// arcflowBinary builds cmd/arcflow, and arcflow-webhook beside it, once per test
-// binary, in the stack's directory, which goes with the stack: 100 MB left in
-// the system's temporary directory by every run once filled CI's disk.
+// arcflowBinary is cmd/arcflow built from this tree (builtArcflow).
 func arcflowBinary(t *testing.T) string {
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp(stack.Dir, "arcflow-bin-")
-		if err != nil {
-			errBuilding = err
-			return
-		}
-		arcflowBin, errBuilding = world.BuildArcflow(context.Background(), repoRoot(t), dir)
-	})
-	require.NoError(t, errBuilding)
-	return arcflowBin
+	bin, err := builtArcflow()
+	require.NoError(t, err)
+	return bin
 }
 
 // arcflowProcess is an arcflow command running as its own process, so a test can

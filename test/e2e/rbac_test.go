@@ -59,6 +59,9 @@ func TestWorkerRunsWithTheBaseRBACAlone(t *testing.T) {
 	worker := startProcess(t, []string{
 		"KUBECONFIG=" + kubeconfig, "TEMPORAL_ADDRESS=" + stack.TemporalAddress, "TEMPORAL_NAMESPACE=" + ns,
 		"GITHUB_TOKEN=ghp_e2e", "GITHUB_URL=" + gh.URL, "POD_NAMESPACE=" + system, "ARCFLOW_LEASE_DURATION=3s",
+		// The status write is what is checked, not its pacing: 30 s of
+		// waiting for it were most of this test, which runs alone.
+		"ARCFLOW_POOL_STATUS_INTERVAL=1s",
 	}, "worker", "--metrics-addr=127.0.0.1:0", "--enable-leader-election", "--log-level=warn", "--watch-namespace="+ns)
 
 	manifest := filepath.Join(t.TempDir(), "rd.yaml")

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,27 +25,18 @@ type unpackedImage struct {
 	workingDir string
 }
 
-var (
-	arcflowImageOnce sync.Once
-	arcflowImageVal  *unpackedImage
-	arcflowImageErr  error
-)
-
-// arcflowImage builds the image for this machine's platform once per test binary.
+// arcflowImage is the image built from this tree (builtImage).
 func arcflowImage(t *testing.T) *unpackedImage {
 	t.Helper()
-	arcflowImageOnce.Do(func() {
-		arcflowImageVal, arcflowImageErr = buildUnpackedImage(repoRoot(t))
-	})
-	require.NoError(t, arcflowImageErr)
-	return arcflowImageVal
+	img, err := builtImage()
+	require.NoError(t, err)
+	return img
 }
 
 func buildUnpackedImage(root string) (*unpackedImage, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	// Under the stack's directory, which goes when the stack stops.
-	dir, err := os.MkdirTemp(stack.Dir, "arcflow-image-")
+	dir, err := os.MkdirTemp(buildsDir, "arcflow-image-")
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,51 @@
+package e2e
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/arcflow/arcflow/sim/world"
+)
+
+// buildsDir holds what the test binary builds from this tree (arcflow and its
+// image); TestMain makes it and removes it when the tests end.
+var buildsDir string
+
+// builtArcflow builds cmd/arcflow, and arcflow-webhook beside it, once per
+// test binary.
+var builtArcflow = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp(buildsDir, "arcflow-bin-")
+	if err != nil {
+		return "", err
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		return "", err
+	}
+	return world.BuildArcflow(context.Background(), root, dir)
+})
+
+// builtImage builds arcflow's image for this machine's platform, unpacked,
+// once per test binary.
+var builtImage = sync.OnceValues(func() (*unpackedImage, error) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		return nil, err
+	}
+	return buildUnpackedImage(root)
+})
+
+// startBuilds begins both builds while the stack starts, when the whole
+// package runs: each links for about 10 s on two cores, which the first test
+// that needs it (the two that run alone, first) waited for. A run of chosen
+// tests (-run) builds only what they ask for.
+func startBuilds() {
+	if f := flag.Lookup("test.run"); f == nil || f.Value.String() != "" {
+		return
+	}
+	go func() { _, _ = builtArcflow() }()
+	go func() { _, _ = builtImage() }()
+}
