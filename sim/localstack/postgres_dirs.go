@@ -86,7 +86,7 @@ func (s *Stack) postgresHome(cred *syscall.Credential) (string, error) {
 		return "", fmt.Errorf("PostgreSQL data: neither the stack directory %s (%s) nor the temporary directory %s (%s) is reachable: choose a stack directory the %s user can reach",
 			s.Dir, blocked, tmp, tmpBlocked, postgresUser)
 	}
-	home, err := os.MkdirTemp(tmp, "arcflow-postgres-")
+	home, err := MakeScratchDir(tmp, "arcflow-postgres-")
 	if err != nil {
 		return "", fmt.Errorf("PostgreSQL data outside the stack directory (%s): %w", blocked, err)
 	}

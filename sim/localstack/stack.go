@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -81,17 +80,6 @@ type Stack struct {
 	readerErr  error
 }
 
-// scratchDir is where a temporary stack keeps its state: /dev/shm when the
-// machine has it, so that etcd's and Temporal's writes never wait on the
-// disk that the rest of a loaded machine (builds, test logs) shares; else the
-// system's temporary directory.
-func scratchDir() string {
-	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() && unix.Access("/dev/shm", unix.W_OK) == nil {
-		return "/dev/shm"
-	}
-	return ""
-}
-
 // Start brings up what opts asks for. On error, whatever was started is stopped.
 func Start(ctx context.Context, opts Options) (*Stack, error) {
 	tools, err := ToolsDir()
@@ -100,7 +88,7 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 	}
 	s := &Stack{Dir: opts.Dir, detached: opts.Detached, searchAttributes: opts.SearchAttributes}
 	if s.Dir == "" {
-		if s.Dir, err = os.MkdirTemp(scratchDir(), "arcflow-stack-"); err != nil {
+		if s.Dir, err = MakeScratchDir(scratchDir(), "arcflow-stack-"); err != nil {
 			return nil, fmt.Errorf("stack dir: %w", err)
 		}
 		s.ownsDir = true

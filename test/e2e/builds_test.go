@@ -41,11 +41,15 @@ var builtImage = sync.OnceValues(func() (*unpackedImage, error) {
 // startBuilds begins both builds while the stack starts, when the whole
 // package runs: each links for about 10 s on two cores, which the first test
 // that needs it (the two that run alone, first) waited for. A run of chosen
-// tests (-run) builds only what they ask for.
-func startBuilds() {
+// tests (-run) builds only what they ask for. It returns a wait for the
+// builds it started, so that none is cut off, half written, at the exit.
+func startBuilds() (wait func()) {
+	flag.Parse()
 	if f := flag.Lookup("test.run"); f == nil || f.Value.String() != "" {
-		return
+		return func() {}
 	}
-	go func() { _, _ = builtArcflow() }()
-	go func() { _, _ = builtImage() }()
+	var builds sync.WaitGroup
+	builds.Go(func() { _, _ = builtArcflow() })
+	builds.Go(func() { _, _ = builtImage() })
+	return builds.Wait
 }

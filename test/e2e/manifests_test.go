@@ -27,14 +27,15 @@ func TestMain(m *testing.M) {
 	// (a dropped connection takes an in-memory database with it), and every
 	// later test then found no namespace.
 	var err error
-	if buildsDir, err = os.MkdirTemp("", "arcflow-e2e-builds-"); err != nil {
+	if buildsDir, err = localstack.MakeScratchDir("", "arcflow-e2e-builds-"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	startBuilds()
+	waitBuilds := startBuilds()
 	code := localstack.Run(m, localstack.Options{
 		Kubernetes: true, Temporal: true, TemporalUI: true, TemporalDB: true, SearchAttributes: contract.SearchAttributeTypes(),
 	}, &stack)
+	waitBuilds()
 	if err := os.RemoveAll(buildsDir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}
