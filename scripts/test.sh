@@ -23,11 +23,6 @@ source "$root/scripts/goflags.sh"
 flags=${GO_TEST_FLAGS:--count=1 -timeout 20m}
 shards=${E2E_SHARDS:-1}
 parallel=${E2E_PARALLEL:-6}
-# Go lets every e2e test past t.Parallel at once (-parallel $goparallel); the
-# tests' own slots (test/e2e/parallel_test.go) keep E2E_PARALLEL of them
-# running, heaviest first.
-export E2E_PARALLEL=$parallel
-goparallel=256
 e2e=./test/e2e
 logs=$(mktemp -d); trap 'rm -rf "$logs"' EXIT
 
@@ -88,15 +83,15 @@ last=$((shards - 1))
 all=""
 for ((s = 0; s < last; s++)); do
 	# shellcheck disable=SC2086
-	start "e2e-$((s + 1))" go test $flags -parallel "$goparallel" -run "^(${named[s]})\$" "$e2e"
+	start "e2e-$((s + 1))" go test $flags -parallel "$parallel" -run "^(${named[s]})\$" "$e2e"
 	all+="${all:+|}${named[s]}"
 done
 if ((shards > 1)); then
 	# shellcheck disable=SC2086
-	start "e2e-$shards" go test $flags -parallel "$goparallel" -skip "^(${all})\$" "$e2e"
+	start "e2e-$shards" go test $flags -parallel "$parallel" -skip "^(${all})\$" "$e2e"
 else
 	# shellcheck disable=SC2086
-	start "e2e-1" go test $flags -parallel "$goparallel" "$e2e"
+	start "e2e-1" go test $flags -parallel "$parallel" "$e2e"
 fi
 
 failed=()

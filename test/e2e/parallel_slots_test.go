@@ -7,24 +7,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The slots go heaviest first once every registered test waits, and two
-// tests that measure latency never hold slots at once.
-func TestSlotsGoHeaviestFirstAndLatencyTestsApart(t *testing.T) {
-	q := &slotQueue{free: 4, total: 4, goParallel: 10, weights: map[string]int{
-		"light": 5, "heavy": 90, "middle": 40, "measuresA": 80, "measuresB": 70,
-	}}
-	tests := []struct {
-		name  string
-		share int64
-	}{{"light", 1}, {"middle", 1}, {"measuresB", 2}, {"heavy", 1}, {"measuresA", 2}}
-	for range tests {
-		q.register()
-	}
-	granted := make(chan string, len(tests))
-	for _, tc := range tests {
+// Slots go in the order asked, a test that needs more waits without being
+// passed over, and two tests that measure latency never hold slots at once.
+func TestSlotsKeepLatencyTestsApart(t *testing.T) {
+	q := &slotQueue{free: 4, total: 4}
+	granted := make(chan string, 8)
+	ask := func(name string, share int64) {
 		go func() {
-			q.acquire(tc.name, tc.share)
-			granted <- tc.name
+			q.acquire(share)
+			granted <- name
 		}()
 	}
 	next := func() string {
@@ -36,14 +27,17 @@ func TestSlotsGoHeaviestFirstAndLatencyTestsApart(t *testing.T) {
 			return ""
 		}
 	}
-	// heavy (1) and measuresA (2) take 3 of 4; measuresB waits for
-	// measuresA, so middle takes the last slot; light waits.
-	first := []string{next(), next(), next()}
-	require.ElementsMatch(t, []string{"heavy", "measuresA", "middle"}, first)
-	require.Empty(t, granted, "nothing more fits")
-	q.release(1) // heavy ends: measuresB still may not run beside measuresA
-	require.Equal(t, "light", next())
-	q.release(2) // measuresA ends
-	q.release(1)
+	ask("measuresA", 2)
+	require.Equal(t, "measuresA", next())
+	ask("measuresB", 2) // fits, but measuresA measures
+	ask("plain1", 1)
+	require.Equal(t, "plain1", next(), "the test behind it is not held up")
+	ask("plain2", 1)
+	require.Equal(t, "plain2", next())
+	ask("plain3", 1) // no slot left
+	q.release(1)     // plain1 ends
+	require.Equal(t, "plain3", next(), "measuresB still waits for measuresA")
+	q.release(2) // measuresA ends: 2 free
 	require.Equal(t, "measuresB", next())
+	require.Empty(t, granted)
 }
