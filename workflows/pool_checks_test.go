@@ -29,7 +29,7 @@ func TestAPoolAsksItsSilentRunnersToCheckTheirRegistration(t *testing.T) {
 		require.Len(t, pt.created, 2)
 		for _, c := range pt.created {
 			require.True(t, c.poolWakes, "%s waits for its pool's check", c.name)
-			require.Equal(t, RunnerRevisionRecheckAfterPodGone, c.revision, "the latest revision, which waits for its pool as RunnerRevisionPoolWakes does")
+			require.Equal(t, RunnerRevisionLatest, c.revision, "the latest revision, which waits for its pool as RunnerRevisionPoolWakes does")
 		}
 		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2, NamesFinished: true, StartsTold: true, StartsDelivered: true,
 			Running: []string{pt.created[0].name}})

@@ -140,7 +140,7 @@ func (p *poolRun) runnerInput(ctx workflow.Context, name string, registrationOnl
 	return RunnerInput{
 		Pod: pod, Scope: spec.Scope, Ephemeral: spec.Ephemeral, Timings: spec.RunnerTimings,
 		PoolWorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, RegistrationOnly: registrationOnly,
-		Revision: RunnerRevisionRecheckAfterPodGone, PatientRegistration: p.patientRegistration(registrationOnly),
+		Revision: RunnerRevisionLatest, PatientRegistration: p.patientRegistration(registrationOnly),
 		StartsTold: startsTold,
 	}
 }

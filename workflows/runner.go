@@ -115,6 +115,10 @@ func (r *runnerRun) step(ctx workflow.Context) error {
 		if r.in.RegistrationOnly {
 			return r.holdRegistration(ctx)
 		}
+		if r.state.JobStarted && r.in.Revision >= RunnerRevisionBusyAfterIdle {
+			r.setPhase(ctx, PhaseBusy) // its job came after it registered
+			return nil
+		}
 		r.awaitStopOrExit(ctx)
 	case PhaseBusy:
 		if r.state.EndReason != "" { // busy while being unregistered

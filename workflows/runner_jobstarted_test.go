@@ -108,3 +108,42 @@ func TestAStoppedRunnerToldItsStartsChecksAtOnce(t *testing.T) {
 	require.Equal(t, []string{"EnsureRunnerPod", "FindRunner", "RemoveRunner", "DeleteRunnerPod"}, rt.names())
 	require.Less(t, rt.calls[1].at, 10*time.Second, "checked after the stop, not 30 s after the start")
 }
+
+// A runner that registered before a job came to it (it shows Idle) shows Busy
+// once its job's start is told to it (RunnerRevisionBusyAfterIdle); a runner
+// of the revision before stayed Idle while its job ran.
+func TestARunnerIdleBeforeItsJobShowsBusy(t *testing.T) {
+	for _, tc := range []struct {
+		revision  int
+		published []string
+	}{
+		{RunnerRevisionRecheckAfterPodGone, []string{string(PhaseIdle)}},
+		{RunnerRevisionBusyAfterIdle, []string{string(PhaseIdle), string(PhaseBusy)}},
+	} {
+		rt := newRunnerTest(t, tc.revision)
+		rt.mockPod()
+		rt.mockFind(5 * time.Second)
+		rt.onPoolSignal("pool/ci/runnerdeployment/app", func(string, []byte) {})
+		published := rt.recordPublished()
+		var during RunnerPhase
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		rt.after(30*time.Second, func() {
+			rt.env.SignalWorkflow(contract.SignalJobStarted, contract.JobStarted{JobID: 7, RunnerID: 42})
+		})
+		rt.after(31*time.Second, func() {
+			v, err := rt.env.QueryWorkflow(contract.QueryState)
+			require.NoError(t, err)
+			var state RunnerState
+			require.NoError(t, v.Get(&state))
+			during = state.Phase
+		})
+		rt.after(40*time.Second, func() { rt.signalPod("Succeeded", false, "2") })
+
+		in := rt.input(true, RunnerTimings{})
+		in.PoolWorkflowID = "pool/ci/runnerdeployment/app"
+		done := rt.runInput(in)
+		require.Equal(t, EndCompleted, done.Reason)
+		require.Equal(t, tc.published, *published, "revision %d", tc.revision)
+		require.Equal(t, RunnerPhase(tc.published[len(tc.published)-1]), during, "revision %d while its job runs", tc.revision)
+	}
+}

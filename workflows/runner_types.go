@@ -130,6 +130,14 @@ const (
 	// it ended: the runner process can still finish registering during its
 	// termination grace period, which left that registration behind, offline.
 	RunnerRevisionRecheckAfterPodGone = 6
+	// RunnerRevisionBusyAfterIdle: as RunnerRevisionRecheckAfterPodGone, but
+	// a runner that shows Idle (registered before a job came to it: an idle
+	// buffer's runner, or one its pool's check found registered) shows Busy
+	// once its job's start is told to it. Before, it showed Idle while its
+	// job ran: the Web UI could not tell it from an idle one.
+	RunnerRevisionBusyAfterIdle = 7
+	// RunnerRevisionLatest is the revision a pool starts its runners on.
+	RunnerRevisionLatest = RunnerRevisionBusyAfterIdle
 )
 
 // quietEnd says that a runner whose search attribute shows phase may end

@@ -202,6 +202,21 @@ func readyUntoldScenarios() []runnerScenario {
 			waitState(r, id, "stop requested", func(s workflows.RunnerState) bool { return s.StopRequested })
 			r.signal(id, contract.SignalPod, activities.PodState{UID: podUID(name), ResourceVersion: "deleted"})
 		},
+	}, {
+		// Registered before its job came: Idle, then Busy once told its
+		// job's start (RunnerRevisionBusyAfterIdle).
+		name: "runner-busy-after-idle", reason: workflows.EndCompleted,
+		in: func(name string) workflows.RunnerInput {
+			in := runnerIn(name, true)
+			in.Revision = workflows.RunnerRevisionBusyAfterIdle
+			return in
+		},
+		drive: func(r *recorder, id, name, _ string) {
+			idle(r, id, name)
+			r.signal(id, contract.SignalJobStarted, contract.JobStarted{JobID: 7, RunnerID: runnerID(name)})
+			waitPhase(r, id, workflows.PhaseBusy)
+			r.signal(id, contract.SignalPod, exited(name, "2", corev1.PodSucceeded))
+		},
 	}}
 }
 
