@@ -67,9 +67,13 @@ func requireRunnersFailing(t *testing.T, ctx context.Context, w *world.World, rd
 		`arcflow_runner_failures_total{kind="RunnerDeployment",name="`+rd+`",namespace="`+w.Namespace()+`",reason="`+metricReason+`"}`)
 }
 
-// requireRunnersRecovered waits for RunnersFailing=False.
+// requireRunnersRecovered waits for RunnersFailing=False once GitHub lists a
+// runner. The runner hears of its registration at its next check, which
+// backs off up to RegistrationPollMax (30 s) and reads a runner list up to an
+// interval (10 s) old: a 10 s wait failed in CI when the registration came
+// just after a check.
 func requireRunnersRecovered(t *testing.T, ctx context.Context, w *world.World, rd string) {
 	t.Helper()
-	require.Eventually(t, func() bool { return runnersFailingField(ctx, w, rd, "status") == "False" }, 10*time.Second, 100*time.Millisecond,
+	require.Eventually(t, func() bool { return runnersFailingField(ctx, w, rd, "status") == "False" }, 60*time.Second, 100*time.Millisecond,
 		"RunnersFailing=False once a runner registered")
 }
