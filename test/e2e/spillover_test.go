@@ -36,7 +36,9 @@ func TestJobsBeyondAFullPoolSpillOverToTheNextPool(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	w := startSimWorld(t, ctx, world.Config{
-		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: 10 * time.Second, Seed: 1,
+		// Jobs of 20 s: with 10 s, a loaded CI run started the sixth job
+		// after the first ended, its pool's runner still coming up.
+		Namespace: ns, Orgs: []string{"octo-org"}, RegisterDelay: 200 * time.Millisecond, JobDuration: 20 * time.Second, Seed: 1,
 	})
 	require.NoError(t, w.Apply(ctx, twoPoolsForOneLabel()))
 	replicas := func(rd string) string {
@@ -89,16 +91,21 @@ func TestJobsBeyondAFullPoolSpillOverToTheNextPool(t *testing.T) {
 		}
 	}
 	firstEnd := time.Time{}
-	var lastStart time.Time
+	var firstStart, lastStart time.Time
 	for _, j := range w.GitHub.Jobs() {
 		if j.StartedAt.After(lastStart) {
 			lastStart = j.StartedAt
+		}
+		if firstStart.IsZero() || j.StartedAt.Before(firstStart) {
+			firstStart = j.StartedAt
 		}
 		if !j.CompletedAt.IsZero() && (firstEnd.IsZero() || j.CompletedAt.Before(firstEnd)) {
 			firstEnd = j.CompletedAt
 		}
 	}
-	require.True(t, firstEnd.IsZero() || lastStart.Before(firstEnd), "no job waited for another to finish")
+	require.True(t, firstEnd.IsZero() || lastStart.Before(firstEnd),
+		"no job waited for another to finish: the last started %v after the first, which ended %v after it started",
+		lastStart.Sub(firstStart), firstEnd.Sub(firstStart))
 
 	pods := map[string]int{}
 	for _, p := range w.Runners.PodTimes() {
