@@ -54,6 +54,7 @@ spec:
       labels: [linux, budget]
 ---
 ` + world.WebhookHRA("budget", v1alpha1.KindRunnerDeployment, 5, 5)
+	logWorldOnFailure(t, w, ns, "budget")
 	require.NoError(t, w.Apply(ctx, manifest))
 	require.Eventually(t, func() bool {
 		out, _ := stack.JSONPath(ctx, ns, "hra", "budget", "{.status.desiredReplicas}")

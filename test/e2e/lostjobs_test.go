@@ -258,18 +258,31 @@ func cordon(t *testing.T, ctx context.Context, kube kubernetes.Interface, node s
 // app kept of lost runners and failed jobs, the re-run workflows it started,
 // and the jobs and losses of the world.
 func logLostJobsOnFailure(t *testing.T, w *world.World, ns string) {
+	logWorldOnFailure(t, w, ns, "app")
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		reruns, _ := temporalCLI(context.Background(), ns, "workflow", "list", "--query", "WorkflowType='RerunWorkflow'")
+		t.Logf("re-run workflows:\n%s", reruns)
+		t.Logf("lost: %+v", w.Runners.Lost())
+	})
+}
+
+// logWorldOnFailure logs, if the test fails, the worker's log, the state of
+// the RunnerDeployment pool's and its HRA's workflows, and GitHub's jobs.
+func logWorldOnFailure(t *testing.T, w *world.World, ns, pool string) {
 	t.Cleanup(func() {
 		if !t.Failed() {
 			return
 		}
 		out, _ := os.ReadFile(w.Worker.LogPath())
 		t.Logf("worker log:\n%s", out)
-		pool, _ := temporalCLI(context.Background(), ns, "workflow", "query", "--workflow-id", contract.PoolWorkflowID(ns, "RunnerDeployment", "app"), "--type", "state")
-		t.Logf("pool state:\n%s", pool)
-		reruns, _ := temporalCLI(context.Background(), ns, "workflow", "list", "--query", "WorkflowType='RerunWorkflow'")
-		t.Logf("re-run workflows:\n%s", reruns)
+		for _, id := range []string{contract.PoolWorkflowID(ns, "RunnerDeployment", pool), contract.AutoscalerWorkflowID(ns, pool)} {
+			state, _ := temporalCLI(context.Background(), ns, "workflow", "query", "--workflow-id", id, "--type", "state")
+			t.Logf("%s state:\n%s", id, state)
+		}
 		t.Logf("jobs: %+v", w.GitHub.Jobs())
-		t.Logf("lost: %+v", w.Runners.Lost())
 	})
 }
 
