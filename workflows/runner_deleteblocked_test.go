@@ -10,7 +10,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/arcflow/arcflow/activities"
-	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // A deletion Kubernetes refuses (ARC's admission webhooks left registered with
@@ -39,9 +38,7 @@ func TestARefusedDeletionIsRetriedUntilAccepted(t *testing.T) {
 		rt.after(time.Minute, func() { rt.signalPod("Succeeded", false, "2") })
 		var blocked RunnerState
 		rt.after(time.Minute+30*time.Second, func() {
-			v, err := rt.env.QueryWorkflow(contract.QueryState)
-			require.NoError(t, err)
-			require.NoError(t, v.Get(&blocked))
+			blocked = rt.state()
 		})
 
 		done := rt.run(true, RunnerTimings{})

@@ -45,10 +45,7 @@ func TestAJITRunnerNeedsNoRegistrationLookup(t *testing.T) {
 		})
 		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
 		rt.after(2*time.Second, func() {
-			v, err := rt.env.QueryWorkflow(contract.QueryState)
-			require.NoError(t, err)
-			var state RunnerState
-			require.NoError(t, v.Get(&state))
+			state := rt.state()
 			require.Equal(t, PhaseIdle, state.Phase, "Idle once Ready")
 			require.Equal(t, int64(42), state.RunnerID)
 		})

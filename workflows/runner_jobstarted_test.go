@@ -27,10 +27,7 @@ func TestAJobStartTellsARunnerItRegistered(t *testing.T) {
 		rt.env.SignalWorkflow(contract.SignalJobStarted, contract.JobStarted{JobID: 7, RunnerID: 42})
 	})
 	rt.after(13*time.Second, func() {
-		v, err := rt.env.QueryWorkflow(contract.QueryState)
-		require.NoError(t, err)
-		var state RunnerState
-		require.NoError(t, v.Get(&state))
+		state := rt.state()
 		require.Equal(t, PhaseBusy, state.Phase, "its job runs")
 		require.Equal(t, int64(42), state.RunnerID)
 	})
@@ -131,11 +128,7 @@ func TestARunnerIdleBeforeItsJobShowsBusy(t *testing.T) {
 			rt.env.SignalWorkflow(contract.SignalJobStarted, contract.JobStarted{JobID: 7, RunnerID: 42})
 		})
 		rt.after(31*time.Second, func() {
-			v, err := rt.env.QueryWorkflow(contract.QueryState)
-			require.NoError(t, err)
-			var state RunnerState
-			require.NoError(t, v.Get(&state))
-			during = state.Phase
+			during = rt.state().Phase
 		})
 		rt.after(40*time.Second, func() { rt.signalPod("Succeeded", false, "2") })
 

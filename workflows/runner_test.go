@@ -140,6 +140,16 @@ func (rt *runnerTest) recordPublished() *[]string {
 
 func (rt *runnerTest) after(d time.Duration, f func()) { rt.env.RegisterDelayedCallback(f, d) }
 
+// state is the runner's state query's answer.
+func (rt *runnerTest) state() RunnerState {
+	rt.t.Helper()
+	v, err := rt.env.QueryWorkflow(contract.QueryState)
+	require.NoError(rt.t, err)
+	var state RunnerState
+	require.NoError(rt.t, v.Get(&state))
+	return state
+}
+
 func (rt *runnerTest) signalPod(phase string, ready bool, rv string) {
 	rt.env.SignalWorkflow(contract.SignalPod, activities.PodState{
 		UID: "uid-1", ResourceVersion: rv, Exists: true, Phase: corePhase(phase), Ready: ready,
@@ -219,9 +229,7 @@ func TestStopUnregistersBeforeDeletingThePod(t *testing.T) {
 		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
 		rt.after(time.Minute, func() {
 			var state RunnerState
-			v, err := rt.env.QueryWorkflow(contract.QueryState)
-			require.NoError(t, err)
-			require.NoError(t, v.Get(&state))
+			state = rt.state()
 			require.Equal(t, PhaseIdle, state.Phase)
 			require.Equal(t, int64(42), state.RunnerID)
 			rt.env.SignalWorkflow(contract.SignalStop, StopRequest{Reason: "scale-down"})

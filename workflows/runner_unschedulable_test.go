@@ -48,10 +48,7 @@ func TestAPodScheduledBeforeTheTimeoutIsKept(t *testing.T) {
 		rt.after(time.Second, func() { rt.signalUnschedulable("1") })
 		rt.after(90*time.Second, func() { rt.signalPod("Running", true, "2") }) // a node came up
 		rt.after(10*time.Minute, func() {
-			v, err := rt.env.QueryWorkflow(contract.QueryState)
-			require.NoError(t, err)
-			var state RunnerState
-			require.NoError(t, v.Get(&state))
+			state := rt.state()
 			require.Equal(t, PhaseIdle, state.Phase)
 			rt.env.SignalWorkflow(contract.SignalStop, StopRequest{Reason: "scale-down"})
 		})
