@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/arcflow/arcflow/sim/world"
@@ -21,7 +20,7 @@ var builtArcflow = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	root, err := filepath.Abs("../..")
+	root, err := rootDir()
 	if err != nil {
 		return "", err
 	}
@@ -31,7 +30,7 @@ var builtArcflow = sync.OnceValues(func() (string, error) {
 // builtImage builds arcflow's image for this machine's platform, unpacked,
 // once per test binary.
 var builtImage = sync.OnceValues(func() (*unpackedImage, error) {
-	root, err := filepath.Abs("../..")
+	root, err := rootDir()
 	if err != nil {
 		return nil, err
 	}

@@ -48,12 +48,15 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
-// repoRoot is two levels above this package.
+// repoRoot is the repository's root (rootDir).
 func repoRoot(t *testing.T) string {
-	root, err := filepath.Abs("../..")
+	root, err := rootDir()
 	require.NoError(t, err)
 	return root
 }
+
+// rootDir is two levels above this package.
+func rootDir() (string, error) { return filepath.Abs("../..") }
 
 // createNamespace gives a test its own namespace.
 func createNamespace(t *testing.T, ctx context.Context, name string) {

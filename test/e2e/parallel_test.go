@@ -47,8 +47,9 @@ type slotWaiter struct {
 	ready chan struct{}
 }
 
-// measures says whether the test measures latency (parallelWithRoom).
-func (w *slotWaiter) measures() bool { return w.share > 1 }
+// measures says whether a test holding share slots measures latency
+// (parallelWithRoom).
+func measures(share int64) bool { return share > 1 }
 
 // theSlots are -parallel slots.
 var theSlots = sync.OnceValue(func() *slotQueue {
@@ -77,7 +78,7 @@ func (q *slotQueue) release(share int64) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.free += share
-	if share > 1 {
+	if measures(share) {
 		q.measuring = false
 	}
 	q.grant()
@@ -90,7 +91,7 @@ func (q *slotQueue) release(share int64) {
 func (q *slotQueue) grant() {
 	for i := 0; i < len(q.waiting); {
 		w := q.waiting[i]
-		if w.measures() && q.measuring {
+		if measures(w.share) && q.measuring {
 			i++
 			continue
 		}
@@ -99,7 +100,7 @@ func (q *slotQueue) grant() {
 		}
 		q.waiting = slices.Delete(q.waiting, i, i+1)
 		q.free -= w.share
-		q.measuring = q.measuring || w.measures()
+		q.measuring = q.measuring || measures(w.share)
 		close(w.ready)
 	}
 }
