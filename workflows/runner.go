@@ -248,6 +248,11 @@ func (r *runnerRun) afterRegistrationWait(ctx workflow.Context, timedOut, poll b
 		}
 		r.setPhase(ctx, PhaseIdle)
 		r.notifyRegistered(ctx)
+		if r.state.StopRequested && r.in.Revision >= RunnerRevisionFoundBeforeRemoval {
+			// Its removal from GitHub follows at once; a lost task must not
+			// forget that it found the runner (RunnerRevisionFoundBeforeRemoval).
+			r.endTask(ctx)
+		}
 	}
 	return nil
 }

@@ -118,3 +118,11 @@ func (r *runnerRun) awaitsPoolCheck() bool {
 	_, unschedulable := r.unschedulableDeadline()
 	return !unschedulable
 }
+
+// endTask ends the current workflow task with a 1 ms timer, so the calls made
+// in it are in the history before the next call, which cannot be undone, is
+// made: local activities are recorded only when their task completes.
+func (r *runnerRun) endTask(ctx workflow.Context) {
+	// A runner cancelled by hand skips the wait: its calls go on as before.
+	_ = workflow.Sleep(ctx, time.Millisecond)
+}

@@ -82,6 +82,39 @@ func TestStopWhileRegisteringRemovesTheRunnerOnceListed(t *testing.T) {
 	})
 }
 
+// A runner stopped while it waits for its registration, once found, ends the
+// workflow task before it removes the runner (RunnerRevisionFoundBeforeRemoval):
+// the removal cannot be undone, and a worker that died after it lost the
+// task's calls, so the task's retry found no runner and waited for a
+// registration that had come and gone. The 1 ms timer between the finding
+// check and the removal is that task's end; the revision before has none.
+func TestStopWhileRegisteringRecordsTheRegistrationBeforeTheRemoval(t *testing.T) {
+	for _, tc := range []struct {
+		revision int
+		want     []string
+	}{
+		{RunnerRevisionBusyAfterIdle, []string{"FindRunner", "RemoveRunner", "DeleteRunnerPod"}},
+		{RunnerRevisionFoundBeforeRemoval, []string{"FindRunner", "task ended", "RemoveRunner", "DeleteRunnerPod"}},
+	} {
+		rt := newRunnerTest(t, tc.revision)
+		rt.mockPod()
+		rt.mockFind(20 * time.Second)
+		rt.mockRemove()
+		rt.env.SetOnTimerScheduledListener(func(_ string, d time.Duration) {
+			if d == time.Millisecond {
+				rt.record("task ended")
+			}
+		})
+		rt.after(time.Second, func() { rt.signalPod("Running", true, "1") })
+		rt.after(3*time.Second, func() { rt.env.SignalWorkflow(contract.SignalStop, StopRequest{Reason: "scale-down"}) })
+
+		done := rt.run(true, RunnerTimings{})
+		require.Equal(t, EndStopped, done.Reason)
+		names := rt.names()
+		require.Equal(t, tc.want, names[len(names)-len(tc.want):], "revision %d", tc.revision)
+	}
+}
+
 // A runner that never registers is deleted at its registration timeout, as it
 // would be without the stop, and the pool hears why.
 func TestStopWhileRegisteringEndsAtTheRegistrationTimeout(t *testing.T) {

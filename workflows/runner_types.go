@@ -136,8 +136,16 @@ const (
 	// once its job's start is told to it. Before, it showed Idle while its
 	// job ran: the Web UI could not tell it from an idle one.
 	RunnerRevisionBusyAfterIdle = 7
+	// RunnerRevisionFoundBeforeRemoval: as RunnerRevisionBusyAfterIdle, but a
+	// runner stopped while it waited for its registration, once a check finds
+	// it registered, ends its workflow task before it removes the runner from
+	// GitHub, so the history holds what the check found. Before, a worker that
+	// died after GitHub removed the runner lost the task's calls; the task's
+	// retry found no runner, and the runner waited for a registration that
+	// had come and gone, its pod kept, until the registration timeout.
+	RunnerRevisionFoundBeforeRemoval = 8
 	// RunnerRevisionLatest is the revision a pool starts its runners on.
-	RunnerRevisionLatest = RunnerRevisionBusyAfterIdle
+	RunnerRevisionLatest = RunnerRevisionFoundBeforeRemoval
 )
 
 // quietEnd says that a runner whose search attribute shows phase may end

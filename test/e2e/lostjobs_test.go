@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -278,12 +279,29 @@ func logWorldOnFailure(t *testing.T, w *world.World, ns, pool string) {
 		}
 		out, _ := os.ReadFile(w.Worker.LogPath())
 		t.Logf("worker log:\n%s", out)
-		for _, id := range []string{contract.PoolWorkflowID(ns, "RunnerDeployment", pool), contract.AutoscalerWorkflowID(ns, pool)} {
-			state, _ := temporalCLI(context.Background(), ns, "workflow", "query", "--workflow-id", id, "--type", "state")
-			t.Logf("%s state:\n%s", id, state)
-		}
+		logWorkflowsOnFailure(t, ns, pool)
 		t.Logf("jobs: %+v", w.GitHub.Jobs())
 	})
+}
+
+// logWorkflowsOnFailure logs a RunnerDeployment pool's and its HRA's states
+// and every runner workflow of the namespace, open or closed, with its times:
+// what a failed test's reader needs to tell what the pool did when.
+func logWorkflowsOnFailure(t *testing.T, ns, pool string) {
+	ctx := context.Background()
+	for _, id := range []string{contract.PoolWorkflowID(ns, "RunnerDeployment", pool), contract.AutoscalerWorkflowID(ns, pool)} {
+		state, _ := temporalCLI(ctx, ns, "workflow", "query", "--workflow-id", id, "--type", "state")
+		t.Logf("%s state:\n%s", id, state)
+	}
+	runners, err := temporalCLI(ctx, ns, "workflow", "list", "--query", "WorkflowType = 'RunnerWorkflow'", "--limit", "200")
+	t.Logf("runner workflows (%v):\n%s", err, runners)
+	for _, line := range strings.Split(runners, "\n") {
+		if fields := strings.Fields(line); len(fields) > 1 && fields[0] == "Running" {
+			state, _ := temporalCLI(ctx, ns, "workflow", "query", "--workflow-id", fields[1], "--type", "state")
+			history, _ := temporalCLI(ctx, ns, "workflow", "show", "--detailed", "--workflow-id", fields[1])
+			t.Logf("%s state:\n%s\nhistory:\n%s", fields[1], state, history)
+		}
+	}
 }
 
 // failsWhenNamedFails: the job named "fails" fails by itself (its step

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -53,21 +54,30 @@ func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() {
+		w.GitHub.SetLatency(0)
+		for _, p := range w.Workers {
+			if !p.Running() {
+				assert.NoError(t, p.Start())
+			}
+		}
+		_, _ = stack.Kubectl(context.Background(), "delete", "-n", ns, "hra,rdeploy", "--all", "--wait=false")
+		if !assert.Eventually(t, func() bool { return len(runnerPods(t, w)) == 0 && len(w.GitHub.Runners()) == 0 },
+			90*time.Second, 200*time.Millisecond, "pools drained after delete") {
+			t.Logf("left: runner pods %v, GitHub runners %+v", runnerPods(t, w), w.GitHub.Runners())
+			for _, j := range w.GitHub.Jobs() {
+				t.Logf("job %d %s by %s at %s-%s", j.ID, j.Conclusion, j.RunnerName, j.StartedAt.Format("15:04:05.000"), j.CompletedAt.Format("15:04:05.000"))
+			}
+			for _, c := range w.GitHub.Calls() {
+				t.Logf("GitHub call %s %s %s %d", c.At.Format("15:04:05.000"), c.Method, c.Path, c.Status)
+			}
+		}
 		if t.Failed() {
 			for _, p := range append(append([]*world.Process{}, w.Workers...), w.Webhooks...) {
 				data, _ := os.ReadFile(p.LogPath())
 				t.Logf("%s log:\n%s", p.Name, data)
 			}
+			logWorkflowsOnFailure(t, ns, hra)
 		}
-		w.GitHub.SetLatency(0)
-		for _, p := range w.Workers {
-			if !p.Running() {
-				require.NoError(t, p.Start())
-			}
-		}
-		_, _ = stack.Kubectl(context.Background(), "delete", "-n", ns, "hra,rdeploy", "--all", "--wait=false")
-		require.Eventually(t, func() bool { return len(runnerPods(t, w)) == 0 && len(w.GitHub.Runners()) == 0 },
-			90*time.Second, 200*time.Millisecond, "pools drained after delete")
 		require.NoError(t, w.Stop())
 	})
 	tc := dialTemporal(t, ns)

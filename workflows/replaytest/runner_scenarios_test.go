@@ -155,6 +155,11 @@ func runnerScenarios() []runnerScenario {
 		case "runner-ephemeral-job-done", "runner-stop-idle", "runner-pod-deleted":
 			scenarios = append(scenarios, onRevision(sc, workflows.RunnerRevisionQuietEnd, "quiet-end", 40))
 		}
+		// And on RunnerRevisionFoundBeforeRemoval, whose task ends between
+		// the check that finds a stopped runner and its removal.
+		if sc.name == "runner-stop-while-registering" {
+			scenarios = append(scenarios, onRevision(sc, workflows.RunnerRevisionFoundBeforeRemoval, "found-before-removal", 40))
+		}
 	}
 	return append(scenarios, readyUntoldScenarios()...)
 }
