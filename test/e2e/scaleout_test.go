@@ -129,6 +129,15 @@ func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
 	// A task seen running may still end before the kill lands (a runner's last
 	// calls are quick Kubernetes ones, slow only on a loaded machine): then
 	// nothing was retried, and the test forces two more runners and kills again.
+	// Each try, and part 3, starts with the forced runners of the try before
+	// ended: a runner still registered would take part 3's jobs (no new pod
+	// to watch) or make a second try's kill find a stop in progress.
+	forcedRunnersEnded := func(what string) {
+		require.Eventually(t, func() bool {
+			return len(runnerPods(t, w)) == 0 &&
+				world.PoolAtZero(ctx, tc, contract.PoolWorkflowID(ns, v1alpha1.KindRunnerDeployment, hra))
+		}, 90*time.Second, 200*time.Millisecond, "the runners forced up end once stopped (%s)", what)
+	}
 	w.GitHub.SetLatency(7 * time.Second)
 	for try := 1; ; try++ {
 		require.NoError(t, tc.SignalWorkflow(ctx, contract.AutoscalerWorkflowID(ns, hra), "", contract.SignalForceScale,
@@ -142,6 +151,7 @@ func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
 		require.NoError(t, w.Workers[victim].Start())
 		if errors.Is(err, world.ErrNotRetried) && try < 3 {
 			t.Logf("%s of %s ended before the kill; again", pending.ActivityType, pending.WorkflowID)
+			forcedRunnersEnded(fmt.Sprintf("try %d", try))
 			continue
 		}
 		require.NoError(t, err)
@@ -150,6 +160,7 @@ func TestTwoWorkersAndTwoWebhooks(t *testing.T) {
 		break
 	}
 	w.GitHub.SetLatency(0)
+	forcedRunnersEnded("the killed worker's too")
 
 	// 3. The leader SIGKILLed: the Lease moves to the other worker once it expires,
 	// and that worker's watchers handle the pods of jobs queued after the kill.
