@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"slices"
@@ -11,8 +12,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/arcflow/arcflow/sim/world"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 // startSimWorld runs the built arcflow on the simulator in its own namespace
@@ -40,7 +46,46 @@ func startSimWorld(t *testing.T, ctx context.Context, cfg world.Config) *world.W
 			90*time.Second, 200*time.Millisecond, "the pool drained after delete") {
 			pods, _ := stack.Kubectl(context.Background(), "get", "pods", "-n", cfg.Namespace, "-o", "wide", "--show-labels")
 			t.Logf("left after delete: %d live pods, GitHub runners %+v; pods:\n%s", w.Runners.LivePods(), w.GitHub.Runners(), pods)
+			logLeftRunners(t, cfg, w)
 		}
 	})
 	return w
+}
+
+// logLeftRunners logs the worker's log and the whole history of each runner
+// GitHub still lists after a drain: what its workflow saw and did.
+func logLeftRunners(t *testing.T, cfg world.Config, w *world.World) {
+	for _, p := range w.Workers {
+		out, _ := os.ReadFile(p.LogPath())
+		t.Logf("%s log:\n%s", p.Name, out)
+	}
+	address, namespace := stack.TemporalAddress, cfg.TemporalNamespace
+	for _, e := range cfg.Env {
+		if a, ok := strings.CutPrefix(e, "TEMPORAL_ADDRESS="); ok {
+			address = a
+		}
+	}
+	if namespace == "" {
+		namespace = "default"
+	}
+	tc, err := client.Dial(client.Options{HostPort: address, Namespace: namespace, Logger: sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler))})
+	if err != nil {
+		t.Logf("no Temporal client for the left runners' histories: %v", err)
+		return
+	}
+	defer tc.Close()
+	for _, r := range w.GitHub.Runners() {
+		id := contract.RunnerWorkflowID(cfg.Namespace, r.Name)
+		iter := tc.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		var b strings.Builder
+		for iter.HasNext() {
+			e, err := iter.Next()
+			if err != nil {
+				fmt.Fprintf(&b, "read: %v\n", err)
+				break
+			}
+			fmt.Fprintf(&b, "%s\n", protojson.Format(e))
+		}
+		t.Logf("%s history:\n%s", id, b.String())
+	}
 }
