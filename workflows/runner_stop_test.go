@@ -129,9 +129,8 @@ func TestStopWhileRegisteringEndsAtTheRegistrationTimeout(t *testing.T) {
 		done := rt.run(true, RunnerTimings{})
 		require.Equal(t, EndRegistrationTimeout, done.Reason)
 		require.Zero(t, rt.count("RemoveRunner"), "nothing registered, nothing to remove")
-		names := rt.names()
-		require.Equal(t, afterTimeoutDelete(revision), names[len(names)-len(afterTimeoutDelete(revision)):],
-			"after the delete it checks for a late registration")
+		tail, names := afterTimeoutDelete(revision), rt.names()
+		require.Equal(t, tail, names[len(names)-len(tail):], "after the delete it checks for a late registration")
 		for _, c := range rt.calls {
 			if c.name == "DeleteRunnerPod" {
 				require.GreaterOrEqual(t, c.at, 10*time.Minute+time.Second)

@@ -111,7 +111,7 @@ func TestCountActionsOnServerHistories(t *testing.T) {
 		t.Fatalf("probe workflow: %v", err)
 	}
 
-	parent, err := historyOf(ctx, tc, probeID, run.GetRunID())
+	parent, err := History(ctx, tc, probeID, run.GetRunID())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -128,7 +128,7 @@ func ReadMilestones(ctx context.Context, tc client.Client, autoscalerID, poolID,
 		return m, err
 	}
 	for _, id := range runners {
-		events, err := historyOf(ctx, tc, id.id, id.run)
+		events, err := History(ctx, tc, id.id, id.run)
 		if err != nil {
 			return m, err
 		}
@@ -175,7 +175,7 @@ func runsSince(ctx context.Context, tc client.Client, workflowID string, start t
 	}
 	var events []*historypb.HistoryEvent
 	for i := len(runs) - 1; i >= 0; i-- { // visibility lists the newest first
-		run, err := historyOf(ctx, tc, workflowID, runs[i].run)
+		run, err := History(ctx, tc, workflowID, runs[i].run)
 		if err != nil {
 			return nil, err
 		}

@@ -115,7 +115,7 @@ func walkRuns(ctx context.Context, tc client.Client, queries []string, parallel 
 		g.SetLimit(max(parallel, 1))
 		for _, ref := range batch {
 			g.Go(func() error {
-				events, err := historyOf(gctx, tc, ref.id, ref.run)
+				events, err := History(gctx, tc, ref.id, ref.run)
 				if err != nil {
 					return err
 				}
@@ -167,7 +167,8 @@ func runsStartedBy(id string, events []*historypb.HistoryEvent) []runRef {
 	return refs
 }
 
-func historyOf(ctx context.Context, tc client.Client, id, run string) ([]*historypb.HistoryEvent, error) {
+// History is a workflow run's whole history (run "" is the latest run).
+func History(ctx context.Context, tc client.Client, id, run string) ([]*historypb.HistoryEvent, error) {
 	var events []*historypb.HistoryEvent
 	it := tc.GetWorkflowHistory(ctx, id, run, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {

@@ -110,7 +110,7 @@ func Rerun(ctx context.Context, tc client.Client, a StartedActivity, by func(ide
 		return time.Time{}, "", nil // still pending: not retried yet, or retried and not yet started
 	}
 	// No longer pending: it completed. Find which attempt completed it.
-	events, err := historyOf(ctx, tc, a.WorkflowID, a.RunID)
+	events, err := History(ctx, tc, a.WorkflowID, a.RunID)
 	if err != nil {
 		return time.Time{}, "", err
 	}
@@ -143,7 +143,7 @@ func Rerun(ctx context.Context, tc client.Client, a StartedActivity, by func(ide
 // task, recorded only when it completes. Taking that event's worker for the
 // task's killed the wrong worker and waited for a retry that never came.
 func taskStartedIdentity(ctx context.Context, tc client.Client, workflowID, runID string, startedAt time.Time) (string, error) {
-	events, err := historyOf(ctx, tc, workflowID, runID)
+	events, err := History(ctx, tc, workflowID, runID)
 	if err != nil {
 		return "", err
 	}
@@ -161,7 +161,7 @@ func taskStartedIdentity(ctx context.Context, tc client.Client, workflowID, runI
 // (a retried task is recorded only then). Its local activities ran in it again.
 // The task seen running having completed means it was not caught by the kill.
 func rerunTask(ctx context.Context, tc client.Client, a StartedActivity, by func(identity string) bool) (time.Time, string, error) {
-	events, err := historyOf(ctx, tc, a.WorkflowID, a.RunID)
+	events, err := History(ctx, tc, a.WorkflowID, a.RunID)
 	if err != nil {
 		return time.Time{}, "", err
 	}
@@ -194,7 +194,7 @@ func sameInstant(a, b time.Time) bool { return a.Sub(b).Abs() < time.Millisecond
 // for workflow task events the worker and a failure's cause): what a test
 // shows when the retry of a killed worker's task is not seen.
 func TaskHistory(ctx context.Context, tc client.Client, workflowID, runID string) (string, error) {
-	events, err := historyOf(ctx, tc, workflowID, runID)
+	events, err := History(ctx, tc, workflowID, runID)
 	if err != nil {
 		return "", err
 	}

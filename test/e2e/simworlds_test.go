@@ -12,9 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/arcflow/arcflow/sim/world"
@@ -68,7 +66,7 @@ func logLeftRunners(t *testing.T, cfg world.Config, w *world.World) {
 	if namespace == "" {
 		namespace = "default"
 	}
-	tc, err := client.Dial(client.Options{HostPort: address, Namespace: namespace, Logger: sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler))})
+	tc, err := client.Dial(client.Options{HostPort: address, Namespace: namespace, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Logf("no Temporal client for the left runners' histories: %v", err)
 		return
@@ -76,16 +74,11 @@ func logLeftRunners(t *testing.T, cfg world.Config, w *world.World) {
 	defer tc.Close()
 	for _, r := range w.GitHub.Runners() {
 		id := contract.RunnerWorkflowID(cfg.Namespace, r.Name)
-		iter := tc.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		events, err := world.History(context.Background(), tc, id, "")
 		var b strings.Builder
-		for iter.HasNext() {
-			e, err := iter.Next()
-			if err != nil {
-				fmt.Fprintf(&b, "read: %v\n", err)
-				break
-			}
+		for _, e := range events {
 			fmt.Fprintf(&b, "%s\n", protojson.Format(e))
 		}
-		t.Logf("%s history:\n%s", id, b.String())
+		t.Logf("%s history (%v):\n%s", id, err, b.String())
 	}
 }
