@@ -13,21 +13,28 @@ import (
 
 // register does what the runner image's entrypoint does: config.sh with the
 // registration token, or, for a JIT runner, run.sh with its configuration, which
-// brings the runner GitHub registered at its creation online.
+// brings the runner GitHub registered at its creation online. A pod gone by
+// then registers nothing.
+//
+// The pod's existence is asked for last, just before GitHub hears of the
+// runner: a real process cannot register once its pod is gone, while the
+// reads before it (claims, the Secret) take long enough on a loaded API
+// server for arcflow to delete the pod and make its last look for a
+// registration meanwhile, which would leave this one behind.
 func (r *Runners) register(ctx context.Context, pod *corev1.Pod, env map[string]corev1.EnvVar) error {
 	if err := r.writeVolumes(ctx, pod); err != nil {
 		return err
 	}
 	if _, jit := env[activities.JITConfigSecretKey]; jit {
 		config, err := r.secretValue(ctx, pod.Namespace, env, activities.JITConfigSecretKey)
-		if err != nil {
+		if err != nil || !r.podExists(ctx, pod) {
 			return err
 		}
 		_, err = r.GitHub.StartJIT(config)
 		return err
 	}
 	token, err := r.secretValue(ctx, pod.Namespace, env, activities.TokenSecretKey)
-	if err != nil {
+	if err != nil || !r.podExists(ctx, pod) {
 		return err
 	}
 	labels := strings.FieldsFunc(env["RUNNER_LABELS"].Value, func(c rune) bool { return c == ',' })

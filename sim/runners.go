@@ -289,7 +289,7 @@ func (r *Runners) observe(ctx context.Context, obj any) {
 	}
 	if running {
 		time.AfterFunc(r.RegisterDelay, func() {
-			if !r.podLive(name, string(pod.UID)) || !r.podExists(ctx, pod) {
+			if !r.podLive(name, string(pod.UID)) {
 				return // the process died with its pod before config.sh ran
 			}
 			if err := r.register(ctx, pod, env); err != nil && ctx.Err() == nil {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Kubectl runs the real kubectl against the stack and returns its combined output.
@@ -84,8 +85,49 @@ func (s *Stack) installCRDs(ctx context.Context, dir string) error {
 	if _, err := s.Kubectl(ctx, "apply", "--server-side", "-f", dir); err != nil {
 		return fmt.Errorf("install CRDs: %w", err)
 	}
-	if _, err := s.Kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s", "-f", dir); err != nil {
-		return fmt.Errorf("install CRDs: %w", err)
+	return s.awaitCRDsEstablished(ctx, dir, time.Minute)
+}
+
+// awaitCRDsEstablished polls until every CRD in dir is Established. It does
+// not use `kubectl wait --for=condition=Established`: on a loaded API server
+// that command read a CRD created a moment before with no status.conditions
+// yet and exited 1 (".status.conditions accessor error") instead of waiting.
+func (s *Stack) awaitCRDsEstablished(ctx context.Context, dir string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	const columns = `custom-columns=NAME:.metadata.name,ESTABLISHED:.status.conditions[?(@.type=="Established")].status`
+	var pending []string
+	for {
+		out, err := s.Kubectl(ctx, "get", "--no-headers", "-o", columns, "-f", dir)
+		if err == nil {
+			pending = notEstablished(out)
+			if len(pending) == 0 {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			if err != nil {
+				return fmt.Errorf("install CRDs: not established within %s: %w", timeout, err)
+			}
+			return fmt.Errorf("install CRDs: not established within %s: %s", timeout, strings.Join(pending, ", "))
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
-	return nil
+}
+
+// notEstablished names the CRDs of a `NAME ESTABLISHED` listing whose
+// Established condition is not True (or not there yet).
+func notEstablished(listing string) []string {
+	var pending []string
+	for _, line := range strings.Split(strings.TrimSpace(listing), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		if len(fields) < 2 || fields[1] != "True" {
+			pending = append(pending, fields[0])
+		}
+	}
+	return pending
 }
