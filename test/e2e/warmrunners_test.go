@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/arcflow/arcflow/sim/fakegithub"
 	"github.com/arcflow/arcflow/sim/world"
 )
 
@@ -20,7 +21,7 @@ import (
 // keeps its warm runner past its own delay while the first pool's jobs still
 // come, and rests with the rest.
 func TestWarmRunnersRiseWithTheJobsAndGoAtRest(t *testing.T) {
-	parallelWithRoom(t, 4) // it measures how soon jobs start: five neighbours on two saturated cores slowed that past the buffer, and three did twice in CI
+	parallelWithRoom(t, 4) // its buffer must keep ahead of its jobs: five neighbours on two saturated cores slowed runners past it, and three did twice in CI
 	const ns = "warm-runners"
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -73,7 +74,7 @@ func TestWarmRunnersRiseWithTheJobsAndGoAtRest(t *testing.T) {
 	require.Less(t, ready, 30*time.Second, "the pool's time to ready: 5 s to register after Running, and more")
 	t.Logf("peak warm %d, arrival rate %s, time to ready %v", peak, jsonpath("hra", ".status.warm.arrivalRate"), ready)
 
-	var late []time.Duration
+	var late []fakegithub.JobInfo
 	require.Eventually(t, func() bool {
 		late = late[:0]
 		for _, j := range w.GitHub.Jobs() {
@@ -81,20 +82,36 @@ func TestWarmRunnersRiseWithTheJobsAndGoAtRest(t *testing.T) {
 				return false
 			}
 			if j.CreatedAt.After(start.Add(30 * time.Second)) {
-				late = append(late, j.StartedAt.Sub(j.CreatedAt))
+				late = append(late, j)
 			}
 		}
 		return true
 	}, time.Minute, 200*time.Millisecond, "every job started")
-	waits := world.PercentilesOf(late)
-	require.Less(t, waits.P50, 500*time.Millisecond, "once the buffer is up, jobs start on warm runners: %v", waits)
+	// A warm start is a job taken by a runner whose pod was made before the
+	// job was queued: scaling on the job alone makes its pod after it. How
+	// soon such jobs start is a figure of the machine's load (p50 1.77 s with
+	// a lint beside CI), so it is logged, not asserted.
+	created := map[string]time.Time{}
+	for _, p := range w.Runners.PodTimes() {
+		created[p.Name] = p.Created
+	}
+	var waits []time.Duration
+	warmStarts := 0
+	for _, j := range late {
+		waits = append(waits, j.StartedAt.Sub(j.CreatedAt))
+		if at, ok := created[j.RunnerName]; ok && at.Before(j.CreatedAt) {
+			warmStarts++
+		}
+	}
+	require.GreaterOrEqual(t, 2*warmStarts, len(late), "once the buffer is up, most jobs start on runners made before them: %d of %d", warmStarts, len(late))
+	t.Logf("%d of %d jobs after the first 30 s started on runners made before them; queued -> started %v", warmStarts, len(late), world.PercentilesOf(waits))
 
 	require.Eventually(t, func() bool { return w.Runners.LivePods() == 0 }, time.Until(last.Add(time.Minute)), 200*time.Millisecond,
 		"no runner a minute after the last job")
 	require.Eventually(t, func() bool { return warm("hra") == 0 && warmOf("hra", slow) == 0 }, 10*time.Second, 200*time.Millisecond,
 		"the buffers are 0 at rest")
 	require.Empty(t, w.Runners.Violations())
-	t.Logf("queued -> started after the first 30 s: %v; no runner %v after the last job", waits, time.Since(last).Round(time.Second))
+	t.Logf("no runner %v after the last job", time.Since(last).Round(time.Second))
 }
 
 // warmRunners is status.warm.runners of a pool or HRA, -1 while it has none.
