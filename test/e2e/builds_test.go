@@ -37,11 +37,19 @@ var builtImage = sync.OnceValues(func() (*unpackedImage, error) {
 	return buildUnpackedImage(root)
 })
 
-// startBuilds begins both builds while the stack starts, when the whole
-// package runs: each links for about 10 s on two cores, which the first test
-// that needs it (the two that run alone, first) waited for. A run of chosen
-// tests (-run) builds only what they ask for. It returns a wait for the
-// builds it started, so that none is cut off, half written, at the exit.
+// builtTemporalImage builds the bundled Temporal's image for this machine's
+// platform, unpacked, once per test binary.
+var builtTemporalImage = sync.OnceValues(buildUnpackedTemporalImage)
+
+// startBuilds begins the builds while the stack starts, when the whole
+// package runs: arcflow and its image each link for about 10 s on two cores,
+// which the first test that needs them (the two that run alone, first)
+// waited for. The bundled Temporal's image, whose CLI is the longest link
+// (90 s on a cold Go cache), follows arcflow's image, so it is ready when
+// the two tests that need it start instead of holding their slots while it
+// builds. A run of chosen tests (-run) builds only what they ask for. It
+// returns a wait for the builds it started, so that none is cut off, half
+// written, at the exit.
 func startBuilds() (wait func()) {
 	flag.Parse()
 	if f := flag.Lookup("test.run"); f == nil || f.Value.String() != "" {
@@ -49,6 +57,9 @@ func startBuilds() (wait func()) {
 	}
 	var builds sync.WaitGroup
 	builds.Go(func() { _, _ = builtArcflow() })
-	builds.Go(func() { _, _ = builtImage() })
+	builds.Go(func() {
+		_, _ = builtImage()
+		_, _ = builtTemporalImage()
+	})
 	return builds.Wait
 }

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -331,27 +330,19 @@ func bundledHostRun(t *testing.T, ctx context.Context, kube kubernetes.Interface
 	return installedContainer{container: c, addr: addr, readyURL: "http://" + addr + path}
 }
 
-var (
-	temporalImageOnce sync.Once
-	temporalImageVal  *unpackedImage
-	temporalImageErr  error
-)
-
-// temporalImage builds the bundled Temporal's image for this machine's platform
-// once per test binary, as make image-temporal does, and unpacks it.
+// temporalImage is the bundled Temporal's image for this machine's platform,
+// built as make image-temporal does and unpacked (builtTemporalImage).
 func temporalImage(t *testing.T) *unpackedImage {
 	t.Helper()
-	temporalImageOnce.Do(func() {
-		temporalImageVal, temporalImageErr = buildUnpackedTemporalImage()
-	})
-	require.NoError(t, temporalImageErr)
-	return temporalImageVal
+	img, err := builtTemporalImage()
+	require.NoError(t, err)
+	return img
 }
 
 func buildUnpackedTemporalImage() (*unpackedImage, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	dir, err := os.MkdirTemp(stack.Dir, "arcflow-temporal-image-")
+	dir, err := os.MkdirTemp(buildsDir, "arcflow-temporal-image-")
 	if err != nil {
 		return nil, err
 	}
