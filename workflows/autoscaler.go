@@ -224,8 +224,9 @@ func (a *autoscalerRun) sendScale(ctx workflow.Context, out DesiredOutput) bool 
 	if len(req.Finished) > 0 {
 		req.Failed = s.Failed // they name finished runners, so go out with them
 	}
-	req.NamesFinished = !s.Warm.Arrivals.Last.IsZero() // it has heard a job queue, so it hears them complete
-	req.StartsTold = req.NamesFinished && workflow.GetVersion(ctx, jobStartedSignalVersion, workflow.DefaultVersion, 1) >= 1
+	heardQueued := !s.Warm.Arrivals.Last.IsZero() // it has heard a job queue, so it hears them complete
+	req.NamesFinished = heardQueued || a.scaleSetNamesFinished(ctx)
+	req.StartsTold = heardQueued && workflow.GetVersion(ctx, jobStartedSignalVersion, workflow.DefaultVersion, 1) >= 1
 	req.Warm = a.warmRequest(ctx)
 	req.NamesWithin = a.namesWithin()
 	if a.defersCompletion(ctx, req, out) {

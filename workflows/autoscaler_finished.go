@@ -55,6 +55,23 @@ func (a *autoscalerRun) finishedForPool(ctx workflow.Context) []string {
 	return append([]string(nil), s.Finished...)
 }
 
+// scaleSetNamesFinishedVersion marks autoscalers of a runner scale set that
+// say they name finished runners (ScaleRequest.NamesFinished) from the set's
+// first message, not only once an auto buffer noted an arrival.
+const scaleSetNamesFinishedVersion = "scaleset-names-finished"
+
+// scaleSetNamesFinished says whether this autoscaler speaks for a scale set,
+// whose listener passes on every JobCompleted with its runner's name. Its
+// pool then counts a runner that ended after its job as capacity until the
+// request naming it comes, as for a webhook's completed delivery; before, it
+// waited CompletionGrace (2 s), and a loaded machine whose lowered level
+// took longer to come replaced the runner with one no job needed (5 runner
+// pods for 3 jobs in a CI run).
+func (a *autoscalerRun) scaleSetNamesFinished(ctx workflow.Context) bool {
+	return a.state.ScaleSet != nil &&
+		workflow.GetVersion(ctx, scaleSetNamesFinishedVersion, workflow.DefaultVersion, 1) >= 1
+}
+
 // scaleSetLostJobsVersion marks autoscalers that pass on a runner scale
 // set's failed jobs for their pool to find by runner name: before it, the
 // set's job id went on as if it were GitHub's, and a job whose set named no

@@ -41,6 +41,11 @@ func TestAScaleSetsLevelIsTheDemand(t *testing.T) {
 		finished = append(finished, f...)
 	}
 	require.Contains(t, finished, "app-a", "the pool hears which runner finished")
+	for _, r := range at.requests[1:] {
+		require.True(t, r.NamesFinished, "from the first message on, the pool counts an ended runner until a request names it")
+		require.False(t, r.StartsTold, "no auto buffer: the pool still tells runners their pods' readiness")
+	}
+	require.False(t, at.requests[0].NamesFinished, "before any message nothing speaks for the jobs")
 }
 
 // A scale set's failed job goes to the pool to be found by its runner: the

@@ -143,6 +143,28 @@ func TestRecordScaleSetHistories(t *testing.T) {
 		a.finish()
 	})
 
+	// A scale set's autoscaler says it names finished runners from the first
+	// message on (scaleset-names-finished), so its pool counts an ended
+	// runner until the request naming it comes.
+	t.Run("autoscaler-scaleset-names-finished", func(t *testing.T) {
+		r := newRecorder(t, plain, "autoscaler-scaleset-names-finished")
+		a := r.startAutoscaled(contract.AutoscalerSpec{
+			Namespace: ns, Name: "autoscaler-scaleset-names-finished", Generation: 1, TargetKind: "RunnerDeployment", TargetName: "autoscaler-scaleset-names-finished",
+			Min: 0, Max: 5, ScaleDownDelay: time.Second, Scope: registry.Scope{Organization: "octo-org"}, ScaleSet: "names-finished-set",
+		})
+		job := func(action, conclusion string) contract.JobEvent {
+			return contract.JobEvent{JobID: contract.ScaleSetJobKey("job-n"), Action: action, Repository: "octo-org/app", RunnerName: "names-finished-runner",
+				RunnerID: 41, JobName: "build", Conclusion: conclusion, ScaleSetJob: true}
+		}
+		r.signal(a.hra, contract.SignalScaleSet, contract.ScaleSetMessage{ScaleSetID: 5, MessageID: 1, Assigned: 1, Events: []contract.JobEvent{job("in_progress", "")}})
+		a.sent(1, 0)
+		r.signal(a.hra, contract.SignalScaleSet, contract.ScaleSetMessage{ScaleSetID: 5, MessageID: 2, Assigned: 0, Events: []contract.JobEvent{job("completed", "success")}})
+		waitState(r, a.hra, "the finished runner named to the pool", func(s workflows.AutoscalerState) bool {
+			return s.ScaleSet != nil && s.ScaleSet.MessageID == 2 && s.Sent != nil && s.Sent.NamesFinished && s.Sent.Replicas == 0 && len(s.Finished) == 0
+		})
+		a.finish()
+	})
+
 	// A scale set's newly assigned jobs are arrivals for an auto buffer
 	// (scaleset-arrivals).
 	t.Run("autoscaler-scaleset-arrivals", func(t *testing.T) {
