@@ -93,11 +93,11 @@ type ScaleRequest struct {
 	// to tell busy from idle (pool_busy.go).
 	Running         []string `json:"running,omitempty"`
 	StartsDelivered bool     `json:"startsDelivered,omitempty"`
-	// NamesFinished says the autoscaler hears its jobs by webhook, and so
-	// names each runner in Finished once its job's completion comes: the pool
-	// counts an ephemeral runner that ended before that as capacity meanwhile
-	// (pool_unheard.go). A metric-driven autoscaler, a force-scale and a CLI
-	// user leave it false.
+	// NamesFinished says the autoscaler hears its jobs (by webhook, or from a
+	// scale set's listener), and so names each runner in Finished once its
+	// job's completion comes: the pool counts an ephemeral runner that ended
+	// before that as capacity meanwhile (pool_unheard.go). A metric-driven
+	// autoscaler, a force-scale and a CLI user leave it false.
 	NamesFinished bool `json:"namesFinished,omitempty"`
 	// NamesWithin is how long after a job's completion at most its runner is
 	// named (the autoscaler may hold a completion for its scale-down delay,

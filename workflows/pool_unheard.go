@@ -40,10 +40,10 @@ type UnheardRunner struct {
 
 // countsUnheard says whether an ephemeral runner that ended after its job
 // counts until its autoscaler names it. Only an autoscaler that hears its
-// jobs by webhook names finished runners, and says so in every request from
-// its first job on (ScaleRequest.NamesFinished): a burst's first completions
-// come while its queued deliveries still stream in, long before any start is
-// heard. Only pools since unheardCompletionsVersion count it; others, and
+// jobs names finished runners, and says so (ScaleRequest.NamesFinished): by
+// webhook in every request from its first job on (a burst's first
+// completions come while its queued deliveries still stream in, long before
+// any start is heard), for a scale set from its listener's first message on. Only pools since unheardCompletionsVersion count it; others, and
 // pools of metric-driven autoscalers, keep CompletionGrace.
 func (p *poolRun) countsUnheard(ctx workflow.Context) bool {
 	s := &p.state
