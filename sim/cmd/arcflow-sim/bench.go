@@ -58,6 +58,7 @@ func runBench(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	started := readCPUTimes() // the runs, not the builds and the stack's start
 	defer s.close()
 	var report strings.Builder
 	for _, n := range ns {
@@ -149,7 +150,7 @@ func runBench(ctx context.Context, args []string) error {
 		fmt.Print(table)
 		report.WriteString(table)
 	}
-	return writeReport(filepath.Join(s.dir, "results.md"), "benchmark", report.String())
+	return writeReport(filepath.Join(s.dir, "results.md"), "benchmark", report.String(), started)
 }
 
 // burstResult is what one burst measured.

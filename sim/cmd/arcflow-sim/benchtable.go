@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -144,17 +143,14 @@ func benchWebhook(ctx context.Context, s *session, deliveries int) (string, erro
 	return b.String(), nil
 }
 
-func writeReport(path, title, body string) error {
-	header := fmt.Sprintf("# arcflow %s, %s\n\nMachine: %s. Every figure is measured on this run; ARC's are from DESIGN.md.\n",
-		title, time.Now().UTC().Format(time.RFC3339), machine())
+// writeReport writes a run's report, headed by the machine and how loaded
+// it was since started (readCPUTimes at the run's start).
+func writeReport(path, title, body string, started cpuTimes) error {
+	header := fmt.Sprintf("# arcflow %s, %s\n\nMachine: %s.%s Every figure is measured on this run; ARC's are from DESIGN.md.\n",
+		title, time.Now().UTC().Format(time.RFC3339), machine(), loadSince(started, readCPUTimes()))
 	if err := os.WriteFile(path, []byte(header+body), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	fmt.Printf("\nresults written to %s\n", path)
 	return nil
-}
-
-func machine() string {
-	host, _ := os.Hostname()
-	return fmt.Sprintf("%s, %d CPUs", host, runtime.NumCPU())
 }

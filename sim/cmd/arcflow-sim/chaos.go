@@ -54,6 +54,7 @@ func runChaos(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	started := readCPUTimes() // the runs, not the builds and the stack's start
 	defer s.close()
 
 	var base *finalCounts
@@ -73,7 +74,7 @@ func runChaos(ctx context.Context, args []string) error {
 	}
 	report, pass := run.report(c, base, s.serverName())
 	fmt.Print(report)
-	if err := writeReport(filepath.Join(s.dir, "results.md"), "chaos run", report); err != nil {
+	if err := writeReport(filepath.Join(s.dir, "results.md"), "chaos run", report, started); err != nil {
 		return err
 	}
 	if !pass {

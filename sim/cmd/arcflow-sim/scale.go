@@ -72,11 +72,12 @@ func runScale(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.close()
+	started := readCPUTimes()
 	rows, runErr := scaleRun(ctx, s, o)
 	if len(rows) == 0 {
 		return runErr
 	}
-	return errors.Join(runErr, writeScaleResults(s, o, rows))
+	return errors.Join(runErr, writeScaleResults(s, o, rows, started))
 }
 
 func scaleRun(ctx context.Context, s *session, o scaleOptions) ([]scaleRow, error) {
@@ -186,7 +187,7 @@ func startScaleWorld(ctx context.Context, s *session, o scaleOptions, fleet worl
 	return w, nil
 }
 
-func writeScaleResults(s *session, o scaleOptions, rows []scaleRow) error {
+func writeScaleResults(s *session, o scaleOptions, rows []scaleRow, started cpuTimes) error {
 	title := fmt.Sprintf("Scale run on the %s, %s: 50 pools in %d namespaces, Poisson arrivals, log-normal jobs (median 2 min, p95 15 min) divided by %g", s.serverName(), workerCount(o.workers), o.namespaces, o.timeScale)
 	svg := filepath.Join(s.dir, "scale.svg")
 	short := fmt.Sprintf("arcflow scale run: %s, job durations ÷ %g", s.serverName(), o.timeScale)
@@ -201,5 +202,5 @@ func writeScaleResults(s *session, o scaleOptions, rows []scaleRow) error {
 	b.WriteString(splitTable(rows))
 	fmt.Fprintf(&b, "\nPlot: %s\n", svg)
 	fmt.Print(b.String())
-	return writeReport(filepath.Join(s.dir, "results.md"), "scale run", b.String())
+	return writeReport(filepath.Join(s.dir, "results.md"), "scale run", b.String(), started)
 }
