@@ -126,17 +126,8 @@ func TestRecordScaleSetHistories(t *testing.T) {
 	// by its runner's name (scaleset-lost-jobs): the set named no run.
 	t.Run("autoscaler-scaleset-lost-job", func(t *testing.T) {
 		r := newRecorder(t, plain, "autoscaler-scaleset-lost-job")
-		a := r.startAutoscaled(contract.AutoscalerSpec{
-			Namespace: ns, Name: "autoscaler-scaleset-lost-job", Generation: 1, TargetKind: "RunnerDeployment", TargetName: "autoscaler-scaleset-lost-job",
-			Min: 0, Max: 5, ScaleDownDelay: time.Second, Scope: registry.Scope{Organization: "octo-org"}, ScaleSet: "lost-job-set",
-		})
-		job := func(action, conclusion string) contract.JobEvent {
-			return contract.JobEvent{JobID: contract.ScaleSetJobKey("job-a"), Action: action, Repository: "octo-org/app", RunnerName: "lost-job-runner",
-				RunnerID: 31, JobName: "build", Conclusion: conclusion, QueuedAt: time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC), ScaleSetJob: true}
-		}
-		r.signal(a.hra, contract.SignalScaleSet, contract.ScaleSetMessage{ScaleSetID: 3, MessageID: 1, Assigned: 1, Events: []contract.JobEvent{job("in_progress", "")}})
-		a.sent(1, 0)
-		r.signal(a.hra, contract.SignalScaleSet, contract.ScaleSetMessage{ScaleSetID: 3, MessageID: 2, Assigned: 0, Events: []contract.JobEvent{job("completed", "failure")}})
+		a := r.scaleSetJobRun("autoscaler-scaleset-lost-job", "lost-job-set", 3, contract.JobEvent{JobID: contract.ScaleSetJobKey("job-a"),
+			RunnerName: "lost-job-runner", RunnerID: 31, QueuedAt: time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)}, "failure")
 		waitState(r, a.hra, "the failed job sent to the pool", func(s workflows.AutoscalerState) bool {
 			return s.ScaleSet != nil && s.ScaleSet.MessageID == 2 && len(s.Failed) == 0 && s.Sent != nil && s.Sent.Replicas == 0
 		})
@@ -148,17 +139,8 @@ func TestRecordScaleSetHistories(t *testing.T) {
 	// runner until the request naming it comes.
 	t.Run("autoscaler-scaleset-names-finished", func(t *testing.T) {
 		r := newRecorder(t, plain, "autoscaler-scaleset-names-finished")
-		a := r.startAutoscaled(contract.AutoscalerSpec{
-			Namespace: ns, Name: "autoscaler-scaleset-names-finished", Generation: 1, TargetKind: "RunnerDeployment", TargetName: "autoscaler-scaleset-names-finished",
-			Min: 0, Max: 5, ScaleDownDelay: time.Second, Scope: registry.Scope{Organization: "octo-org"}, ScaleSet: "names-finished-set",
-		})
-		job := func(action, conclusion string) contract.JobEvent {
-			return contract.JobEvent{JobID: contract.ScaleSetJobKey("job-n"), Action: action, Repository: "octo-org/app", RunnerName: "names-finished-runner",
-				RunnerID: 41, JobName: "build", Conclusion: conclusion, ScaleSetJob: true}
-		}
-		r.signal(a.hra, contract.SignalScaleSet, contract.ScaleSetMessage{ScaleSetID: 5, MessageID: 1, Assigned: 1, Events: []contract.JobEvent{job("in_progress", "")}})
-		a.sent(1, 0)
-		r.signal(a.hra, contract.SignalScaleSet, contract.ScaleSetMessage{ScaleSetID: 5, MessageID: 2, Assigned: 0, Events: []contract.JobEvent{job("completed", "success")}})
+		a := r.scaleSetJobRun("autoscaler-scaleset-names-finished", "names-finished-set", 5, contract.JobEvent{JobID: contract.ScaleSetJobKey("job-n"),
+			RunnerName: "names-finished-runner", RunnerID: 41}, "success")
 		waitState(r, a.hra, "the finished runner named to the pool", func(s workflows.AutoscalerState) bool {
 			return s.ScaleSet != nil && s.ScaleSet.MessageID == 2 && s.Sent != nil && s.Sent.NamesFinished && s.Sent.Replicas == 0 && len(s.Finished) == 0
 		})
@@ -272,4 +254,22 @@ func (l *recordedListener) finish() {
 	l.r.waitDone(l.id, nil)
 	l.r.export("-listener", l.id, l.first)
 	l.r.finish()
+}
+
+// scaleSetJobRun starts an autoscaler of scale set setID, named name, with
+// its pool, and plays one job of its set through it: the job's start while
+// the set's level is 1, then its completion with conclusion at level 0.
+func (r *recorder) scaleSetJobRun(name, set string, setID int64, job contract.JobEvent, conclusion string) *autoscaled {
+	a := r.startAutoscaled(contract.AutoscalerSpec{
+		Namespace: ns, Name: name, Generation: 1, TargetKind: "RunnerDeployment", TargetName: name,
+		Min: 0, Max: 5, ScaleDownDelay: time.Second, Scope: registry.Scope{Organization: "octo-org"}, ScaleSet: set,
+	})
+	job.Repository, job.JobName, job.ScaleSetJob = "octo-org/app", "build", true
+	started, completed := job, job
+	started.Action = "in_progress"
+	completed.Action, completed.Conclusion = "completed", conclusion
+	r.signal(a.hra, contract.SignalScaleSet, contract.ScaleSetMessage{ScaleSetID: setID, MessageID: 1, Assigned: 1, Events: []contract.JobEvent{started}})
+	a.sent(1, 0)
+	r.signal(a.hra, contract.SignalScaleSet, contract.ScaleSetMessage{ScaleSetID: setID, MessageID: 2, Assigned: 0, Events: []contract.JobEvent{completed}})
+	return a
 }
