@@ -101,6 +101,7 @@ func (w *ResourceWatcher) syncNext(ctx context.Context) bool {
 		return true
 	}
 	w.queue.Forget(key)
+	w.waiting.remove(key)
 	return true
 }
 

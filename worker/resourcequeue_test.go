@@ -33,6 +33,24 @@ type flakyTemporal struct {
 	mu    sync.Mutex
 	fails map[string][]error
 	took  []string // workflow ID and signal name
+	// unhealthy makes CheckHealth fail, as a Temporal that is down does.
+	unhealthy bool
+}
+
+func (f *flakyTemporal) CheckHealth(context.Context, *client.CheckHealthRequest) (*client.CheckHealthResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.unhealthy {
+		return nil, serviceerror.NewUnavailable("connection refused")
+	}
+	return &client.CheckHealthResponse{}, nil
+}
+
+// pending is how many failures are still queued for id.
+func (f *flakyTemporal) pending(id string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.fails[id])
 }
 
 func (f *flakyTemporal) next(id, signal string) error {
@@ -96,11 +114,7 @@ func TestResourceChangesWaitOutTemporal(t *testing.T) {
 		"template": map[string]any{"spec": map[string]any{"repository": "octo-org/app"}},
 	})
 	hra := object(kindHRA, "app", map[string]any{"scaleTargetRef": map[string]any{"name": "app"}, "minReplicas": int64(0), "maxReplicas": int64(3)})
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-		v1alpha1.HorizontalRunnerAutoscalerResource: "HorizontalRunnerAutoscalerList",
-		v1alpha1.RunnerDeploymentResource:           "RunnerDeploymentList",
-		v1alpha1.RunnerSetResource:                  "RunnerSetList",
-	}, rd, hra)
+	dyn := fakeResources(rd, hra)
 	down := serviceerror.NewUnavailable("connection refused")
 	temporal := &flakyTemporal{fails: map[string][]error{
 		contract.PoolWorkflowID("ci", v1alpha1.KindRunnerDeployment, "app"): {down, down},
@@ -136,12 +150,8 @@ func TestResourceChangesWaitOutTemporal(t *testing.T) {
 		defer mu.Unlock()
 		return slices.Clone(written[resource.Resource])
 	}
-	w := &ResourceWatcher{Dynamic: dyn, Kube: kubefake.NewClientset(), Temporal: temporal, TemporalNamespace: "arcflow",
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
+	ctx := context.Background()
+	stop := runWatcher(t, dyn, temporal)
 
 	require.Eventually(t, func() bool {
 		return slices.Equal(lastStates(states(v1alpha1.RunnerDeploymentResource), states(v1alpha1.HorizontalRunnerAutoscalerResource)),
@@ -172,6 +182,30 @@ func TestResourceChangesWaitOutTemporal(t *testing.T) {
 	require.NoError(t, dyn.Resource(v1alpha1.HorizontalRunnerAutoscalerResource).Namespace("ci").Delete(ctx, "app", metav1.DeleteOptions{}))
 	require.Eventually(t, func() bool { return temporal.signalled("hra/ci/app delete") }, 10*time.Second, 5*time.Millisecond,
 		"a deletion made while Temporal is down reaches the autoscaler once it is back")
-	cancel()
-	require.NoError(t, <-done)
+	require.NoError(t, stop())
+}
+
+// fakeResources is a dynamic client that serves arcflow's three kinds,
+// holding objs.
+func fakeResources(objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
+	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		v1alpha1.HorizontalRunnerAutoscalerResource: "HorizontalRunnerAutoscalerList",
+		v1alpha1.RunnerDeploymentResource:           "RunnerDeploymentList",
+		v1alpha1.RunnerSetResource:                  "RunnerSetList",
+	}, objs...)
+}
+
+// runWatcher runs a ResourceWatcher over dyn and temporal until stop, which
+// returns what Run returned, or the test's end.
+func runWatcher(t *testing.T, dyn *dynamicfake.FakeDynamicClient, temporal client.Client) (stop func() error) {
+	w := &ResourceWatcher{Dynamic: dyn, Kube: kubefake.NewClientset(), Temporal: temporal, TemporalNamespace: "arcflow",
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	return func() error {
+		cancel()
+		return <-done
+	}
 }

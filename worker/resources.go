@@ -78,6 +78,7 @@ type ResourceWatcher struct {
 
 	hras, rds, rss cache.GenericLister
 	queue          workqueue.TypedRateLimitingInterface[resourceKey]
+	waiting        waitingForTemporal
 	arcGate        arcGate
 	listenerSpecs  sentListenerSpecs
 }
@@ -157,6 +158,7 @@ func (w *ResourceWatcher) Run(ctx context.Context) error {
 	go w.watchBudgets(ctx)
 	go w.watchLostWorkflows(ctx)
 	go w.watchStale(ctx)
+	go w.watchTemporalReturn(ctx)
 	<-ctx.Done()
 	return nil
 }

@@ -22,6 +22,8 @@ func (w *ResourceWatcher) temporalFailed(ctx context.Context, kind string, u *un
 	status := metav1.ConditionUnknown
 	if problem.Reason == temporalerr.ReasonNotSetUp {
 		status = metav1.ConditionFalse
+	} else {
+		w.waiting.add(keyOf(kind, u)) // sent again as soon as Temporal answers (temporalreturn.go)
 	}
 	w.setConditions(ctx, kind, u, status, problem.Reason, problem.Message, unsupported)
 	return err
