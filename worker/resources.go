@@ -286,6 +286,7 @@ func (w *ResourceWatcher) deleted(ctx context.Context, key resourceKey) error {
 	err := w.Temporal.SignalWorkflow(ctx, id, "", contract.SignalDelete, nil)
 	var notFound *serviceerror.NotFound
 	if err != nil && !errors.As(err, &notFound) {
+		w.waiting.add(key) // sent again as soon as Temporal answers (temporalreturn.go)
 		return fmt.Errorf("signal delete to the workflow %s: %w", id, err)
 	}
 	if key.kind != kindHRA {

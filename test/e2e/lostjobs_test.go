@@ -281,6 +281,12 @@ func logWorldOnFailure(t *testing.T, w *world.World, ns, pool string) {
 		t.Logf("worker log:\n%s", out)
 		logWorkflowsOnFailure(t, ns, pool)
 		t.Logf("jobs: %+v", w.GitHub.Jobs())
+		t.Logf("GitHub's runners: %+v", w.GitHub.Runners())
+		if pods, err := w.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{}); err == nil {
+			for _, p := range pods.Items {
+				t.Logf("pod %s: %s, node %q, deletion %v, finalizers %v", p.Name, p.Status.Phase, p.Spec.NodeName, p.DeletionTimestamp, p.Finalizers)
+			}
+		}
 	})
 }
 
