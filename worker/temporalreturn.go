@@ -9,11 +9,13 @@ import (
 )
 
 // A change made while Temporal is down waits in the queue and is tried again
-// with backoff, up to syncRetryMax (10 s) apart: it used to land up to 10 s
-// after Temporal came back (an edit made during a 30 s restart took effect
-// 13.7-15.1 s after it, pods included). While changes wait for Temporal, the
-// worker asks Temporal's health once a second, and when an answer comes after
-// a failure, it sends every waiting change at once.
+// with backoff, up to syncRetryMax (10 s) apart, so it could wait that long
+// after Temporal came back. While changes wait for Temporal, the worker asks
+// Temporal's health once a second, and when an answer comes after a failure,
+// it queues every waiting change at once. A try already under way when
+// Temporal returns still runs to its end first: a call to an unreachable
+// Temporal blocks until its own deadline (about 10 s, seen in the e2e test
+// of an outage), which bounds what this saves there.
 
 // temporalReturnProbe is how often the worker asks whether Temporal is back
 // while changes wait for it: one health call a second, only then.
