@@ -25,20 +25,21 @@ func (r *Runners) register(ctx context.Context, pod *corev1.Pod, env map[string]
 	if err := r.writeVolumes(ctx, pod); err != nil {
 		return err
 	}
-	if _, jit := env[activities.JITConfigSecretKey]; jit {
-		config, err := r.secretValue(ctx, pod.Namespace, env, activities.JITConfigSecretKey)
-		if err != nil || !r.podExists(ctx, pod) {
-			return err
-		}
-		_, err = r.GitHub.StartJIT(config)
-		return err
+	key := activities.TokenSecretKey
+	_, jit := env[activities.JITConfigSecretKey]
+	if jit {
+		key = activities.JITConfigSecretKey
 	}
-	token, err := r.secretValue(ctx, pod.Namespace, env, activities.TokenSecretKey)
+	secret, err := r.secretValue(ctx, pod.Namespace, env, key)
 	if err != nil || !r.podExists(ctx, pod) {
 		return err
 	}
+	if jit {
+		_, err = r.GitHub.StartJIT(secret)
+		return err
+	}
 	labels := strings.FieldsFunc(env["RUNNER_LABELS"].Value, func(c rune) bool { return c == ',' })
-	_, err = r.GitHub.Register(token, env["RUNNER_NAME"].Value, labels, env["RUNNER_EPHEMERAL"].Value != "false")
+	_, err = r.GitHub.Register(secret, env["RUNNER_NAME"].Value, labels, env["RUNNER_EPHEMERAL"].Value != "false")
 	return err
 }
 

@@ -23,7 +23,7 @@ type cpuTimes struct {
 }
 
 // readCPUTimes reads /proc/stat; on a system without it the zero value
-// makes machineLine leave the shares out.
+// makes loadSince leave the shares out.
 func readCPUTimes() cpuTimes {
 	f, err := os.Open("/proc/stat")
 	if err != nil {
