@@ -13,9 +13,9 @@ import (
 // after Temporal came back. While changes wait for Temporal, the worker asks
 // Temporal's health once a second, and when an answer comes after a failure,
 // it queues every waiting change at once. A try already under way when
-// Temporal returns still runs to its end first: a call to an unreachable
-// Temporal blocks until its own deadline (about 10 s, seen in the e2e test
-// of an outage), which bounds what this saves there.
+// Temporal returns goes through on its own: the SDK retries the call until
+// its deadline (10 s), and the client reconnects within a second of the
+// return (cmd/arcflow's temporalReturnDialOptions).
 
 // temporalReturnProbe is how often the worker asks whether Temporal is back
 // while changes wait for it: one health call a second, only then.

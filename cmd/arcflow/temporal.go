@@ -45,6 +45,7 @@ func envBool(name string) bool {
 // start-up error that names the flag.
 func (t *temporalFlags) options(log *slog.Logger) (client.Options, error) {
 	opts := client.Options{HostPort: t.address, Namespace: t.namespace, Logger: sdklog.NewStructuredLogger(log)}
+	opts.ConnectionOptions.DialOptions = temporalReturnDialOptions()
 	if t.apiKey != "" {
 		opts.Credentials = client.NewAPIKeyStaticCredentials(t.apiKey)
 	}
