@@ -87,13 +87,20 @@ func (s *PoolState) registeredByJob(r PoolRunner) bool {
 
 // patientRegistration says whether a new runner's registration checks may read
 // an older list of the scope's runners (RunnerInput.PatientRegistration): the
-// pool hears from deliveries that a runner registered when it takes a job.
-// Not for an auto warm buffer, whose idle runners' registrations are its time
-// to ready, nor for the registration-only runner, which waits on its own, nor
-// during a rollout, whose old runners go only once new ones registered.
+// pool hears from deliveries that a runner registered when it takes a job, as
+// it has heard at least one start.
 func (p *poolRun) patientRegistration(registrationOnly bool) bool {
+	return p.registrationsCanWait(registrationOnly) && p.state.Scale.StartsDelivered
+}
+
+// registrationsCanWait says whether the pool needs no early word that a new
+// runner registered. Not for an auto warm buffer, whose idle runners'
+// registrations are its time to ready, nor for the registration-only runner,
+// which waits on its own, nor during a rollout, whose old runners go only once
+// new ones registered.
+func (p *poolRun) registrationsCanWait(registrationOnly bool) bool {
 	s := &p.state
-	if registrationOnly || s.Scale == nil || !s.Scale.StartsDelivered || s.Scale.Warm != nil {
+	if registrationOnly || s.Scale == nil || s.Scale.Warm != nil {
 		return false
 	}
 	for _, r := range s.Runners {

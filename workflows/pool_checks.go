@@ -19,14 +19,25 @@ import (
 // poolWakesVersion marks pools that start runners with PoolWakes.
 const poolWakesVersion = "pool-registration-wakes"
 
+// poolWakesBeforeStartsVersion marks pools whose runners wait for the pool's
+// registration check before the pool heard its first job start. Such a
+// runner kept a timer of its own for its first check, canceled when its
+// start came: one action a runner for a fresh pool's first runners, every
+// runner of a burst (1.00 of 9.66 actions a job, the bench's burst of 100).
+// The start is told the same way before and after the first one is heard.
+const poolWakesBeforeStartsVersion = "pool-wakes-before-starts"
+
 // poolWakes says whether a new runner waits for its pool's registration
 // check: a runner told its job's start, whose registration a start shows (not
 // JIT: its pod is ready-untold), while the pool needs no early word of
-// registrations (patient: no rollout, no warm buffer). The version is asked
-// only where the answer is yes.
+// registrations (registrationsCanWait). The versions are asked only where the
+// answer is yes.
 func (p *poolRun) poolWakes(ctx workflow.Context, registrationOnly bool) bool {
 	s := &p.state
-	if !p.startsTold(registrationOnly) || s.Spec.ScaleSet != nil || s.Spec.Runner.JIT || !p.patientRegistration(registrationOnly) {
+	if !p.startsTold(registrationOnly) || s.Spec.ScaleSet != nil || s.Spec.Runner.JIT || !p.registrationsCanWait(registrationOnly) {
+		return false
+	}
+	if !s.Scale.StartsDelivered && workflow.GetVersion(ctx, poolWakesBeforeStartsVersion, workflow.DefaultVersion, 1) < 1 {
 		return false
 	}
 	return workflow.GetVersion(ctx, poolWakesVersion, workflow.DefaultVersion, 1) >= 1

@@ -39,3 +39,24 @@ func TestAPoolAsksItsSilentRunnersToCheckTheirRegistration(t *testing.T) {
 	require.Equal(t, []call{{pt.created[1].name, 10*time.Minute + time.Second}}, checked,
 		"the runner whose job started is not asked; the other is, at its registration timeout")
 }
+
+// A fresh pool's first runners, made before any job start was heard (every
+// runner of a first burst), wait for the pool's check too: the start that
+// tells them they registered comes the same way as later ones. Only their
+// list reads stay impatient until a start was heard.
+func TestAFreshPoolsFirstRunnersWaitForItsCheck(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(time.Second, func() {
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 3, NamesFinished: true, StartsTold: true})
+	})
+	pt.at(time.Minute, func() {
+		require.Len(t, pt.created, 3)
+		for _, c := range pt.created {
+			require.True(t, c.poolWakes, "%s waits for its pool's check", c.name)
+			require.False(t, c.patient, "%s reads a fresh list: no start was heard yet", c.name)
+			require.True(t, c.startsTold, c.name)
+		}
+	})
+	pt.deleteAndDrain(2 * time.Minute)
+	pt.run(spec(0, "h1", true))
+}

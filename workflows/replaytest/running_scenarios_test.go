@@ -149,67 +149,10 @@ func TestRecordRunningHistories(t *testing.T) {
 	// (pool-registration-wakes): the one whose job starts never checks; the
 	// other is asked at the registration timeout, finds itself registered and
 	// shows Idle; the scale-down then stops it.
-	t.Run("pool-registration-wakes", func(t *testing.T) {
-		r := newRecorder(t, plain, "pool-registration-wakes")
-		spec := autoscalerSpec("pool-registration-wakes")
-		a := &autoscaled{r: r, hra: contract.AutoscalerWorkflowID(spec.Namespace, spec.Name)}
-		pool := poolSpec(spec.TargetName, spec.TargetKind, 0, true)
-		pool.RunnerTimings.RegistrationTimeout, pool.RunnerTimings.RegistrationPollMax = 3*time.Second, time.Minute
-		a.pool, a.poolRun = r.startPool(pool)
-		a.hraRun = r.start(a.hra, workflows.AutoscalerWorkflow, workflows.AutoscalerInput{Spec: spec})
-		// The first job's start makes the pool's next runners wait for it.
-		a.job("q0", 10, "queued")
-		a.sent(1, 1)
-		p := waitState(r, a.pool, "one runner", func(p workflows.PoolState) bool { return len(p.Runners) == 1 })
-		first := p.Runners[0].Name
-		waitState(r, contract.RunnerWorkflowID(ns, first), "the first runner's workflow started", func(workflows.RunnerState) bool { return true })
-		r.signal(a.hra, contract.SignalJob, contract.JobEvent{DeliveryID: "s0", JobID: 10, Action: "in_progress",
-			RunnerName: first, RunnerID: runnerID(first), Repository: scope.Repository})
-		r.signal(a.hra, contract.SignalJob, contract.JobEvent{DeliveryID: "c0", JobID: 10, Action: "completed", RunnerName: first, Repository: scope.Repository})
-		a.job("q1", 1, "queued")
-		a.job("q2", 2, "queued")
-		p = waitState(r, a.pool, "two runners that wait for the pool", func(p workflows.PoolState) bool {
-			n := 0
-			for _, pr := range p.Runners {
-				if pr.PoolWakes {
-					n++
-				}
-			}
-			return n == 2
-		})
-		var wakes []string
-		for _, pr := range p.Runners {
-			if pr.PoolWakes {
-				wakes = append(wakes, pr.Name)
-			}
-		}
-		busy, idle := wakes[0], wakes[1]
-		busyID, idleID := contract.RunnerWorkflowID(ns, busy), contract.RunnerWorkflowID(ns, idle)
-		waitState(r, busyID, "the runner's workflow started", func(workflows.RunnerState) bool { return true })
-		fakes.set(fakes.busy, busy, true)
-		r.signal(a.hra, contract.SignalJob, contract.JobEvent{DeliveryID: "s1", JobID: 1, Action: "in_progress",
-			RunnerName: busy, RunnerID: runnerID(busy), Repository: scope.Repository})
-		waitState(r, busyID, "the runner busy", func(s workflows.RunnerState) bool { return s.Phase == workflows.PhaseBusy })
-		idleState := waitState(r, idleID, "the other runner checked when its pool asked", func(s workflows.RunnerState) bool {
-			return s.Phase == workflows.PhaseIdle
-		})
-		require.True(t, idleState.PoolChecked)
-		fakes.set(fakes.busy, busy, false)
-		r.signal(a.hra, contract.SignalJob, contract.JobEvent{DeliveryID: "c1", JobID: 1, Action: "completed", RunnerName: busy, Repository: scope.Repository})
-		a.job("c2", 2, "completed")
-		a.sent(0, 0)
-		r.waitDone(idleID, nil)
-		r.signal(a.hra, contract.SignalDelete, nil)
-		r.waitDone(a.hra, nil)
-		r.signal(a.pool, contract.SignalDelete, nil)
-		r.waitDone(a.pool, nil)
-		r.waitDone(busyID, nil)
-		r.export("", a.hra, a.hraRun)
-		r.export("-pool", a.pool, a.poolRun)
-		r.export("-busy", busyID, r.firstRun(busyID))
-		r.export("-idle", idleID, r.firstRun(idleID))
-		r.finish()
-	})
+	t.Run("pool-registration-wakes", func(t *testing.T) { recordPoolWakes(t, "pool-registration-wakes", true) })
+	// The same on a fresh pool, whose runners wait for its check before any
+	// job start was heard (pool-wakes-before-starts).
+	t.Run("pool-wakes-before-starts", func(t *testing.T) { recordPoolWakes(t, "pool-wakes-before-starts", false) })
 	// A completion while the count is held sends nothing
 	// (deferred-completions): the runner's name rides on the next job's
 	// request, and the pool counts the ended runner meanwhile (namesWithin).
@@ -238,4 +181,72 @@ func TestRecordRunningHistories(t *testing.T) {
 		a.sent(0, 0)
 		a.finish()
 	})
+}
+
+// recordPoolWakes records two runners that wait for their pool's registration
+// check, after a first job's start (firstJob) or on a fresh pool.
+func recordPoolWakes(t *testing.T, name string, firstJob bool) {
+	r := newRecorder(t, plain, name)
+	spec := autoscalerSpec(name)
+	a := &autoscaled{r: r, hra: contract.AutoscalerWorkflowID(spec.Namespace, spec.Name)}
+	pool := poolSpec(spec.TargetName, spec.TargetKind, 0, true)
+	pool.RunnerTimings.RegistrationTimeout, pool.RunnerTimings.RegistrationPollMax = 3*time.Second, time.Minute
+	a.pool, a.poolRun = r.startPool(pool)
+	a.hraRun = r.start(a.hra, workflows.AutoscalerWorkflow, workflows.AutoscalerInput{Spec: spec})
+	first := "" // the first job's runner, not one of the two
+	if firstJob {
+		// Before pool-wakes-before-starts, only a start heard made the
+		// pool's next runners wait for it.
+		a.job("q0", 10, "queued")
+		a.sent(1, 1)
+		p := waitState(r, a.pool, "one runner", func(p workflows.PoolState) bool { return len(p.Runners) == 1 })
+		first = p.Runners[0].Name
+		waitState(r, contract.RunnerWorkflowID(ns, first), "the first runner's workflow started", func(workflows.RunnerState) bool { return true })
+		r.signal(a.hra, contract.SignalJob, contract.JobEvent{DeliveryID: "s0", JobID: 10, Action: "in_progress",
+			RunnerName: first, RunnerID: runnerID(first), Repository: scope.Repository})
+		r.signal(a.hra, contract.SignalJob, contract.JobEvent{DeliveryID: "c0", JobID: 10, Action: "completed", RunnerName: first, Repository: scope.Repository})
+	}
+	a.job("q1", 1, "queued")
+	a.job("q2", 2, "queued")
+	p := waitState(r, a.pool, "two runners that wait for the pool", func(p workflows.PoolState) bool {
+		n := 0
+		for _, pr := range p.Runners {
+			if pr.PoolWakes && pr.Name != first {
+				n++
+			}
+		}
+		return n == 2
+	})
+	var wakes []string
+	for _, pr := range p.Runners {
+		if pr.PoolWakes && pr.Name != first {
+			wakes = append(wakes, pr.Name)
+		}
+	}
+	busy, idle := wakes[0], wakes[1]
+	busyID, idleID := contract.RunnerWorkflowID(ns, busy), contract.RunnerWorkflowID(ns, idle)
+	waitState(r, busyID, "the runner's workflow started", func(workflows.RunnerState) bool { return true })
+	fakes.set(fakes.busy, busy, true)
+	r.signal(a.hra, contract.SignalJob, contract.JobEvent{DeliveryID: "s1", JobID: 1, Action: "in_progress",
+		RunnerName: busy, RunnerID: runnerID(busy), Repository: scope.Repository})
+	waitState(r, busyID, "the runner busy", func(s workflows.RunnerState) bool { return s.Phase == workflows.PhaseBusy })
+	idleState := waitState(r, idleID, "the other runner checked when its pool asked", func(s workflows.RunnerState) bool {
+		return s.Phase == workflows.PhaseIdle
+	})
+	require.True(t, idleState.PoolChecked)
+	fakes.set(fakes.busy, busy, false)
+	r.signal(a.hra, contract.SignalJob, contract.JobEvent{DeliveryID: "c1", JobID: 1, Action: "completed", RunnerName: busy, Repository: scope.Repository})
+	a.job("c2", 2, "completed")
+	a.sent(0, 0)
+	r.waitDone(idleID, nil)
+	r.signal(a.hra, contract.SignalDelete, nil)
+	r.waitDone(a.hra, nil)
+	r.signal(a.pool, contract.SignalDelete, nil)
+	r.waitDone(a.pool, nil)
+	r.waitDone(busyID, nil)
+	r.export("", a.hra, a.hraRun)
+	r.export("-pool", a.pool, a.poolRun)
+	r.export("-busy", busyID, r.firstRun(busyID))
+	r.export("-idle", idleID, r.firstRun(idleID))
+	r.finish()
 }
