@@ -214,6 +214,9 @@ func benchBurst(ctx context.Context, s *session, n, maxRunners int, allInOne boo
 	if err := s.waitAccepted(ctx, ns, "bench"); err != nil {
 		return nil, err
 	}
+	if err := s.waitReconciled(ctx, ns, "bench"); err != nil {
+		return nil, err
+	}
 	baseWrites, err := world.KubernetesWrites(ctx, w.WorkerMetricsURL)
 	if err != nil {
 		return nil, err
