@@ -153,6 +153,9 @@ func TestRecordRunningHistories(t *testing.T) {
 	// The same on a fresh pool, whose runners wait for its check before any
 	// job start was heard (pool-wakes-before-starts).
 	t.Run("pool-wakes-before-starts", func(t *testing.T) { recordPoolWakes(t, "pool-wakes-before-starts", false) })
+	// The same on kept-later-wakes: an earlier wake no longer cancels the
+	// pool's or the autoscaler's later timer.
+	t.Run("kept-later-wakes", func(t *testing.T) { recordPoolWakes(t, "kept-later-wakes", false) })
 	// A completion while the count is held sends nothing
 	// (deferred-completions): the runner's name rides on the next job's
 	// request, and the pool counts the ended runner meanwhile (namesWithin).
