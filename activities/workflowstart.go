@@ -19,6 +19,11 @@ import (
 // runner's start is a write to its own history alone, and they go out together.
 type Workflows struct {
 	Client client.Client
+	// SignalGroupWindow is how long a grouped signal waits for others
+	// (signalGroupWindow when zero).
+	SignalGroupWindow time.Duration
+	// groups gathers SignalWorkflowGrouped's calls.
+	groups signalGroups
 }
 
 // startConcurrency bounds the start calls in flight from one activity.

@@ -51,6 +51,7 @@ func PoolWorkflow(ctx workflow.Context, in PoolInput) error {
 	p.deletes = workflow.GetSignalChannel(ctx, contract.SignalDelete)
 	p.registered = workflow.GetSignalChannel(ctx, contract.SignalRunnerRegistered)
 	p.done = workflow.GetSignalChannel(ctx, contract.SignalRunnerDone)
+	p.doneGrouped = workflow.GetSignalChannel(ctx, contract.SignalRunnersDone)
 	p.scaleSetIDs = workflow.GetSignalChannel(ctx, contract.SignalScaleSetID)
 	if err := workflow.SetQueryHandler(ctx, contract.QueryState, func() (PoolState, error) { return p.state, nil }); err != nil {
 		return err
@@ -94,6 +95,8 @@ func PoolWorkflow(ctx workflow.Context, in PoolInput) error {
 type poolRun struct {
 	state                                    PoolState
 	specs, scales, deletes, registered, done workflow.ReceiveChannel
+	// doneGrouped brings runners' ends grouped by the worker (SignalRunnersDone).
+	doneGrouped workflow.ReceiveChannel
 	// scaleSetIDs brings the scale set id from the pool's listener.
 	scaleSetIDs workflow.ReceiveChannel
 	events      []string

@@ -60,3 +60,33 @@ func TestAFreshPoolsFirstRunnersWaitForItsCheck(t *testing.T) {
 	pt.deleteAndDrain(2 * time.Minute)
 	pt.run(spec(0, "h1", true))
 }
+
+// Runners that ended together reach their pool in one grouped signal
+// (RunnerRevisionGroupedDone); the pool takes each end as it takes a lone one,
+// and starts its runners on that revision.
+func TestAPoolTakesRunnersEndsGrouped(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(time.Second, func() {
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 3, NamesFinished: true, StartsTold: true})
+	})
+	pt.at(time.Minute, func() {
+		require.Len(t, pt.created, 3)
+		for _, c := range pt.created {
+			require.Equal(t, RunnerRevisionGroupedDone, c.revision, c.name)
+		}
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 0, NamesFinished: true, StartsTold: true,
+			Finished: []string{pt.created[0].name, pt.created[1].name}})
+		pt.env.SignalWorkflow(contract.SignalRunnersDone, []RunnerDone{
+			{Name: pt.created[0].name, Reason: EndCompleted}, {Name: pt.created[1].name, Reason: EndCompleted},
+		})
+	})
+	pt.at(2*time.Minute, func() {
+		var left []string
+		for _, r := range pt.state().Runners {
+			left = append(left, r.Name)
+		}
+		require.Equal(t, []string{pt.created[2].name}, left, "both grouped ends taken")
+	})
+	pt.deleteAndDrain(3 * time.Minute)
+	pt.run(spec(0, "h1", true))
+}

@@ -40,6 +40,13 @@ func (p *poolRun) listen(ctx workflow.Context, sel workflow.Selector) {
 		c.Receive(ctx, &d)
 		p.onDone(ctx, d)
 	})
+	sel.AddReceive(p.doneGrouped, func(c workflow.ReceiveChannel, _ bool) {
+		var ds []RunnerDone
+		c.Receive(ctx, &ds)
+		for _, d := range ds {
+			p.onDone(ctx, d)
+		}
+	})
 	sel.AddReceive(p.scaleSetIDs, func(c workflow.ReceiveChannel, _ bool) {
 		var id contract.ScaleSetID
 		c.Receive(ctx, &id)
@@ -195,6 +202,7 @@ func (p *poolRun) drainSignals(ctx workflow.Context) {
 		var scale ScaleRequest
 		var reg RunnerRegistered
 		var done RunnerDone
+		var dones []RunnerDone
 		var scaleSet contract.ScaleSetID
 		switch {
 		case p.scaleSetIDs.ReceiveAsync(&scaleSet):
@@ -209,6 +217,10 @@ func (p *poolRun) drainSignals(ctx workflow.Context) {
 			p.onRegistered(ctx, reg)
 		case p.done.ReceiveAsync(&done):
 			p.onDone(ctx, done)
+		case p.doneGrouped.ReceiveAsync(&dones):
+			for _, d := range dones {
+				p.onDone(ctx, d)
+			}
 		default:
 			return
 		}

@@ -47,10 +47,21 @@ func (r *runnerRun) notifyRegistered(ctx workflow.Context) {
 // notifyPool tells the pool that the runner ended. The pool takes a repeat of
 // either signal calmly: a local activity runs again when its task is lost.
 func (r *runnerRun) notifyPool(ctx workflow.Context, done RunnerDone) {
+	if r.in.Revision >= RunnerRevisionGroupedDone {
+		r.signalPoolWith(ctx, calls.SignalWorkflowGrouped, contract.SignalRunnersDone, done)
+		return
+	}
 	r.signalPool(ctx, contract.SignalRunnerDone, done)
 }
 
 func (r *runnerRun) signalPool(ctx workflow.Context, name string, arg any) {
+	r.signalPoolWith(ctx, calls.SignalWorkflow, name, arg)
+}
+
+// signalPoolWith sends the signal through the given local activity
+// (SignalWorkflow or SignalWorkflowGrouped) in runs of RunnerRevisionLocal and
+// later.
+func (r *runnerRun) signalPoolWith(ctx workflow.Context, activity, name string, arg any) {
 	if r.in.PoolWorkflowID == "" {
 		return
 	}
@@ -61,7 +72,7 @@ func (r *runnerRun) signalPool(ctx workflow.Context, name string, arg any) {
 			panic(marshalErr)
 		}
 		signal := calls.WorkflowSignal{WorkflowID: r.in.PoolWorkflowID, Name: name, Arg: encoded}
-		err = workflow.ExecuteLocalActivity(localOptions(ctx), calls.SignalWorkflow, signal).Get(ctx, nil)
+		err = workflow.ExecuteLocalActivity(localOptions(ctx), activity, signal).Get(ctx, nil)
 	} else {
 		err = workflow.SignalExternalWorkflow(ctx, r.in.PoolWorkflowID, "", name, arg).Get(ctx, nil)
 	}

@@ -202,6 +202,14 @@ func (rt *runnerTest) onPoolSignal(pool string, got func(name string, arg []byte
 				got(s.Name, s.Arg)
 				return nil
 			})
+		// A grouped end carries one RunnerDone, which the worker groups.
+		rt.env.OnActivity(temporalCalls.SignalWorkflowGrouped, mock.Anything, mock.Anything).Return(
+			func(_ context.Context, s activities.WorkflowSignal) error {
+				require.Equal(rt.t, pool, s.WorkflowID)
+				require.Equal(rt.t, contract.SignalRunnersDone, s.Name)
+				got(contract.SignalRunnerDone, s.Arg)
+				return nil
+			})
 		return
 	}
 	rt.env.OnSignalExternalWorkflow(mock.Anything, pool, "", mock.Anything, mock.Anything).Return(

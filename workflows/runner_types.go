@@ -144,8 +144,14 @@ const (
 	// retry found no runner, and the runner waited for a registration that
 	// had come and gone, its pod kept, until the registration timeout.
 	RunnerRevisionFoundBeforeRemoval = 8
+	// RunnerRevisionGroupedDone: a runner tells its pool it ended through
+	// the worker's grouped signal (SignalRunnersDone), so runners that end
+	// within signalGroupWindow of each other cost their pool one signal. A
+	// pool starts runners on it only from groupedDoneVersion on, as older
+	// pool code does not read that signal.
+	RunnerRevisionGroupedDone = 9
 	// RunnerRevisionLatest is the revision a pool starts its runners on.
-	RunnerRevisionLatest = RunnerRevisionFoundBeforeRemoval
+	RunnerRevisionLatest = RunnerRevisionGroupedDone
 )
 
 // quietEnd says that a runner whose search attribute shows phase may end

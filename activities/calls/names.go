@@ -42,6 +42,7 @@ const (
 const (
 	SignalWithStartWorkflow = "SignalWithStartWorkflow"
 	SignalWorkflow          = "SignalWorkflow"
+	SignalWorkflowGrouped   = "SignalWorkflowGrouped"
 	StartWorkflows          = "StartWorkflows"
 )
 

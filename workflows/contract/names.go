@@ -57,6 +57,9 @@ const (
 	SignalPod        = "pod"
 	SignalStop       = "stop"
 	SignalRunnerDone = "runner-done"
+	// SignalRunnersDone carries []RunnerDone: the ends of runners that ended
+	// together, grouped by the worker into one signal (RunnerRevisionGroupedDone).
+	SignalRunnersDone = "runners-done"
 	// SignalRunnerRegistered: a runner tells its pool that GitHub lists it.
 	SignalRunnerRegistered = "runner-registered"
 	// SignalJobs carries []JobEvent: the webhook's group commit of the deliveries

@@ -156,6 +156,9 @@ func TestRecordRunningHistories(t *testing.T) {
 	// The same on kept-later-wakes: an earlier wake no longer cancels the
 	// pool's or the autoscaler's later timer.
 	t.Run("kept-later-wakes", func(t *testing.T) { recordPoolWakes(t, "kept-later-wakes", false) })
+	// The same on grouped-runner-ends: runners of RunnerRevisionGroupedDone
+	// tell their pool they ended in a grouped runners-done signal.
+	t.Run("grouped-runner-ends", func(t *testing.T) { recordPoolWakes(t, "grouped-runner-ends", false) })
 	// A completion while the count is held sends nothing
 	// (deferred-completions): the runner's name rides on the next job's
 	// request, and the pool counts the ended runner meanwhile (namesWithin).
