@@ -41,6 +41,7 @@ type (
 	ScopeActivityOutput  = calls.ScopeActivityOutput
 	VolumeSlotRef        = calls.VolumeSlotRef
 	WorkflowSignal       = calls.WorkflowSignal
+	GroupedSignal        = calls.GroupedSignal
 	WorkflowSignalStart  = calls.WorkflowSignalStart
 	WorkflowStart        = calls.WorkflowStart
 )

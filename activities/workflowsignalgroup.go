@@ -13,11 +13,14 @@ import (
 
 // Runners of a burst end within a second or two of each other, and each end
 // was one signal to their pool: one Temporal action and one history event a
-// runner. A grouped signal waits up to signalGroupWindow for others to the
-// same workflow under the same name, and all go as one signal whose argument
-// is the list of theirs. Each call returns only once the signal that carries
-// its argument is in the workflow's history (or failed), so a local activity
-// that returns has told its pool, as before.
+// runner. When the worker groups signals (Workflows.GroupSignals, the
+// --group-runner-ends flag), a grouped signal waits up to signalGroupWindow
+// for others to the same workflow under the same group name, and all go as
+// one signal whose argument is the list of theirs. Each call returns only
+// once the signal that carries its argument is in the workflow's history (or
+// failed), so a local activity that returns has told its pool, as before.
+// Otherwise each goes alone under its own name, which any pool reads: a pool
+// served by a worker older than grouping does not read the group's.
 const (
 	signalGroupWindow = 100 * time.Millisecond
 	// maxGroupedSignals bounds one signal's list; a full group goes at once.
@@ -40,22 +43,24 @@ type signalGroup struct {
 	err              error
 }
 
-// SignalWorkflowGrouped sends s with the other grouped signals to the same
-// workflow and name that come within signalGroupWindow: the receiver gets
-// one signal named s.Name whose argument is the JSON list of their
-// arguments. A workflow that is gone is no error, as for SignalWorkflow, and
-// the receiver must take a repeat calmly.
-func (w *Workflows) SignalWorkflowGrouped(ctx context.Context, s WorkflowSignal) error {
+// SignalWorkflowGrouped sends s, grouped or alone (see above). Grouped, the
+// receiver gets one signal named s.GroupName whose argument is the JSON list
+// of the group's arguments. A workflow that is gone is no error, as for
+// SignalWorkflow, and the receiver must take a repeat calmly.
+func (w *Workflows) SignalWorkflowGrouped(ctx context.Context, s GroupedSignal) error {
+	if !w.GroupSignals {
+		return w.SignalWorkflow(ctx, WorkflowSignal{WorkflowID: s.WorkflowID, Name: s.Name, Arg: s.Arg})
+	}
 	window := w.SignalGroupWindow
 	if window <= 0 {
 		window = signalGroupWindow
 	}
-	group := w.groups.join(s, window, w.sendGroup)
+	group := w.groups.join(WorkflowSignal{WorkflowID: s.WorkflowID, Name: s.GroupName, Arg: s.Arg}, window, w.sendGroup)
 	select {
 	case <-group.sent:
 		return group.err
 	case <-ctx.Done():
-		return fmt.Errorf("signal %s to %s: %w", s.Name, s.WorkflowID, ctx.Err())
+		return fmt.Errorf("signal %s to %s: %w", s.GroupName, s.WorkflowID, ctx.Err())
 	}
 }
 

@@ -32,7 +32,7 @@ func TestGroupedSignalsToOneWorkflowGoAsOne(t *testing.T) {
 	}).Return(nil)
 	// A window far longer than the goroutines take to start, however loaded
 	// the machine: the grouping, not the timing, is under test.
-	w := &activities.Workflows{Client: temporal, SignalGroupWindow: 2 * time.Second}
+	w := &activities.Workflows{Client: temporal, GroupSignals: true, SignalGroupWindow: 2 * time.Second}
 
 	var calls sync.WaitGroup
 	errs := make(chan error, 8)
@@ -44,8 +44,8 @@ func TestGroupedSignalsToOneWorkflowGoAsOne(t *testing.T) {
 		calls.Add(1)
 		go func() {
 			defer calls.Done()
-			errs <- w.SignalWorkflowGrouped(context.Background(), activities.WorkflowSignal{
-				WorkflowID: pool, Name: "runners-done", Arg: json.RawMessage(fmt.Sprintf(`{"Name":"r%d"}`, i)),
+			errs <- w.SignalWorkflowGrouped(context.Background(), activities.GroupedSignal{
+				WorkflowID: pool, Name: "runner-done", GroupName: "runners-done", Arg: json.RawMessage(fmt.Sprintf(`{"Name":"r%d"}`, i)),
 			})
 		}()
 	}
@@ -71,14 +71,14 @@ func TestAGroupedSignalsErrorReachesEachCall(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			temporal := mocks.NewClient(t)
 			temporal.On("SignalWorkflow", mock.Anything, "pool/ci/a", "", "runners-done", mock.Anything).Return(tc.err).Once()
-			w := &activities.Workflows{Client: temporal, SignalGroupWindow: 2 * time.Second}
+			w := &activities.Workflows{Client: temporal, GroupSignals: true, SignalGroupWindow: 2 * time.Second}
 			var calls sync.WaitGroup
 			errs := make(chan error, 3)
 			for range 3 {
 				calls.Add(1)
 				go func() {
 					defer calls.Done()
-					errs <- w.SignalWorkflowGrouped(context.Background(), activities.WorkflowSignal{WorkflowID: "pool/ci/a", Name: "runners-done", Arg: json.RawMessage(`{}`)})
+					errs <- w.SignalWorkflowGrouped(context.Background(), activities.GroupedSignal{WorkflowID: "pool/ci/a", Name: "runner-done", GroupName: "runners-done", Arg: json.RawMessage(`{}`)})
 				}()
 			}
 			calls.Wait()
@@ -93,4 +93,15 @@ func TestAGroupedSignalsErrorReachesEachCall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// With grouping off (the default until every worker replica reads grouped
+// ends), each end goes alone under its own name, as older pools read it.
+func TestAnUngroupedSignalGoesAloneUnderItsOwnName(t *testing.T) {
+	temporal := mocks.NewClient(t)
+	temporal.On("SignalWorkflow", mock.Anything, "pool/ci/a", "", "runner-done", json.RawMessage(`{"Name":"r1"}`)).Return(nil).Once()
+	w := &activities.Workflows{Client: temporal}
+	require.NoError(t, w.SignalWorkflowGrouped(context.Background(), activities.GroupedSignal{
+		WorkflowID: "pool/ci/a", Name: "runner-done", GroupName: "runners-done", Arg: json.RawMessage(`{"Name":"r1"}`),
+	}))
 }

@@ -19,6 +19,8 @@ import (
 // runner's start is a write to its own history alone, and they go out together.
 type Workflows struct {
 	Client client.Client
+	// GroupSignals groups SignalWorkflowGrouped's calls; off, each goes alone.
+	GroupSignals bool
 	// SignalGroupWindow is how long a grouped signal waits for others
 	// (signalGroupWindow when zero).
 	SignalGroupWindow time.Duration

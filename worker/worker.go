@@ -43,18 +43,21 @@ func (w *Worker) Stop() {
 }
 
 // New builds the Temporal workers, with every workflow and the given
-// activities registered.
-func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub, sets *activities.ScaleSets) *Worker {
+// activities registered. groupRunnerEnds groups the ends of runners that end
+// together into one signal to their pool (activities.Workflows.GroupSignals).
+func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub, sets *activities.ScaleSets, groupRunnerEnds bool) *Worker {
 	if sets == nil {
 		sets = &activities.ScaleSets{} // its activities fail: no pool joins a scale set
 	}
+	// One for both queues, so that ends grouped are grouped across them.
+	temporal := &activities.Workflows{Client: c, GroupSignals: groupRunnerEnds}
 	// Both queues run every workflow type: workflows started before the
 	// control queue stay on the main one until they continue as new.
-	return &Worker{main: newQueueWorker(c, contract.TaskQueue, kube, gh, sets), control: newQueueWorker(c, contract.ControlTaskQueue, kube, gh, sets),
+	return &Worker{main: newQueueWorker(c, contract.TaskQueue, kube, gh, sets, temporal), control: newQueueWorker(c, contract.ControlTaskQueue, kube, gh, sets, temporal),
 		polls: newPollWorker(c, sets)}
 }
 
-func newQueueWorker(c client.Client, queue string, kube *activities.Kubernetes, gh *activities.GitHub, sets *activities.ScaleSets) sdkworker.Worker {
+func newQueueWorker(c client.Client, queue string, kube *activities.Kubernetes, gh *activities.GitHub, sets *activities.ScaleSets, temporal *activities.Workflows) sdkworker.Worker {
 	w := sdkworker.New(c, queue, sdkworker.Options{
 		// A burst starts one runner workflow and activity per job at once. With
 		// Temporal's default of two pollers most tasks miss a waiting poller and
@@ -79,7 +82,7 @@ func newQueueWorker(c client.Client, queue string, kube *activities.Kubernetes, 
 	w.RegisterActivity(kube)
 	w.RegisterActivity(gh)
 	w.RegisterActivity(sets)
-	w.RegisterActivity(&activities.Workflows{Client: c})
+	w.RegisterActivity(temporal)
 	return w
 }
 

@@ -140,7 +140,7 @@ func (p *poolRun) runnerInput(ctx workflow.Context, name string, registrationOnl
 	return RunnerInput{
 		Pod: pod, Scope: spec.Scope, Ephemeral: spec.Ephemeral, Timings: spec.RunnerTimings,
 		PoolWorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, RegistrationOnly: registrationOnly,
-		Revision: p.runnerRevision(ctx), PatientRegistration: p.patientRegistration(registrationOnly),
+		Revision: RunnerRevisionLatest, PatientRegistration: p.patientRegistration(registrationOnly),
 		StartsTold: startsTold,
 	}
 }
@@ -175,17 +175,4 @@ func (p *poolRun) startRunnerChild(ctx workflow.Context, r PoolRunner) {
 	})
 	started := workflow.ExecuteChildWorkflow(cctx, RunnerWorkflow, in).GetChildWorkflowExecution()
 	p.starting = append(p.starting, pendingStart{name: r.Name, started: started})
-}
-
-// groupedDoneVersion marks pools that read SignalRunnersDone and so start
-// runners on RunnerRevisionGroupedDone. A worker whose pool code predates it
-// fails the pool's task at this version rather than miss those signals.
-const groupedDoneVersion = "grouped-runner-ends"
-
-// runnerRevision is the revision the pool starts a runner on.
-func (p *poolRun) runnerRevision(ctx workflow.Context) int {
-	if workflow.GetVersion(ctx, groupedDoneVersion, workflow.DefaultVersion, 1) < 1 {
-		return RunnerRevisionFoundBeforeRemoval
-	}
-	return RunnerRevisionLatest
 }

@@ -47,21 +47,10 @@ func (r *runnerRun) notifyRegistered(ctx workflow.Context) {
 // notifyPool tells the pool that the runner ended. The pool takes a repeat of
 // either signal calmly: a local activity runs again when its task is lost.
 func (r *runnerRun) notifyPool(ctx workflow.Context, done RunnerDone) {
-	if r.in.Revision >= RunnerRevisionGroupedDone {
-		r.signalPoolWith(ctx, calls.SignalWorkflowGrouped, contract.SignalRunnersDone, done)
-		return
-	}
 	r.signalPool(ctx, contract.SignalRunnerDone, done)
 }
 
 func (r *runnerRun) signalPool(ctx workflow.Context, name string, arg any) {
-	r.signalPoolWith(ctx, calls.SignalWorkflow, name, arg)
-}
-
-// signalPoolWith sends the signal through the given local activity
-// (SignalWorkflow or SignalWorkflowGrouped) in runs of RunnerRevisionLocal and
-// later.
-func (r *runnerRun) signalPoolWith(ctx workflow.Context, activity, name string, arg any) {
 	if r.in.PoolWorkflowID == "" {
 		return
 	}
@@ -71,8 +60,14 @@ func (r *runnerRun) signalPoolWith(ctx workflow.Context, activity, name string, 
 		if marshalErr != nil { // plain data; this cannot fail
 			panic(marshalErr)
 		}
-		signal := calls.WorkflowSignal{WorkflowID: r.in.PoolWorkflowID, Name: name, Arg: encoded}
-		err = workflow.ExecuteLocalActivity(localOptions(ctx), activity, signal).Get(ctx, nil)
+		if name == contract.SignalRunnerDone && r.in.Revision >= RunnerRevisionGroupedDone {
+			// The worker may group it with other runners' ends (runners-done).
+			signal := calls.GroupedSignal{WorkflowID: r.in.PoolWorkflowID, Name: name, GroupName: contract.SignalRunnersDone, Arg: encoded}
+			err = workflow.ExecuteLocalActivity(localOptions(ctx), calls.SignalWorkflowGrouped, signal).Get(ctx, nil)
+		} else {
+			signal := calls.WorkflowSignal{WorkflowID: r.in.PoolWorkflowID, Name: name, Arg: encoded}
+			err = workflow.ExecuteLocalActivity(localOptions(ctx), calls.SignalWorkflow, signal).Get(ctx, nil)
+		}
 	} else {
 		err = workflow.SignalExternalWorkflow(ctx, r.in.PoolWorkflowID, "", name, arg).Get(ctx, nil)
 	}

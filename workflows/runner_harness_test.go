@@ -202,12 +202,12 @@ func (rt *runnerTest) onPoolSignal(pool string, got func(name string, arg []byte
 				got(s.Name, s.Arg)
 				return nil
 			})
-		// A grouped end carries one RunnerDone, which the worker groups.
+		// A grouped end carries one RunnerDone, which the worker may group.
 		rt.env.OnActivity(temporalCalls.SignalWorkflowGrouped, mock.Anything, mock.Anything).Return(
-			func(_ context.Context, s activities.WorkflowSignal) error {
+			func(_ context.Context, s activities.GroupedSignal) error {
 				require.Equal(rt.t, pool, s.WorkflowID)
-				require.Equal(rt.t, contract.SignalRunnersDone, s.Name)
-				got(contract.SignalRunnerDone, s.Arg)
+				require.Equal(rt.t, contract.SignalRunnersDone, s.GroupName)
+				got(s.Name, s.Arg)
 				return nil
 			})
 		return

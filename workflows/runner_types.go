@@ -145,10 +145,9 @@ const (
 	// had come and gone, its pod kept, until the registration timeout.
 	RunnerRevisionFoundBeforeRemoval = 8
 	// RunnerRevisionGroupedDone: a runner tells its pool it ended through
-	// the worker's grouped signal (SignalRunnersDone), so runners that end
-	// within signalGroupWindow of each other cost their pool one signal. A
-	// pool starts runners on it only from groupedDoneVersion on, as older
-	// pool code does not read that signal.
+	// the worker's SignalWorkflowGrouped, which sends it alone as
+	// runner-done or, with --group-runner-ends, grouped with the ends of
+	// other runners of the pool as one runners-done signal.
 	RunnerRevisionGroupedDone = 9
 	// RunnerRevisionLatest is the revision a pool starts its runners on.
 	RunnerRevisionLatest = RunnerRevisionGroupedDone

@@ -13,6 +13,14 @@ type WorkflowSignal struct {
 	Arg json.RawMessage
 }
 
+// GroupedSignal is a signal that may go grouped with others
+// (SignalWorkflowGrouped): as GroupName with the list of the group's
+// arguments when the worker groups signals, else as Name with Arg alone.
+type GroupedSignal struct {
+	WorkflowID, Name, GroupName string
+	Arg                         json.RawMessage
+}
+
 // WorkflowSignalStart signals a workflow, starting it first when none of its
 // ID runs (one that closed is started again).
 type WorkflowSignalStart struct {

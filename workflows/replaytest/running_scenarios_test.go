@@ -156,8 +156,8 @@ func TestRecordRunningHistories(t *testing.T) {
 	// The same on kept-later-wakes: an earlier wake no longer cancels the
 	// pool's or the autoscaler's later timer.
 	t.Run("kept-later-wakes", func(t *testing.T) { recordPoolWakes(t, "kept-later-wakes", false) })
-	// The same on grouped-runner-ends: runners of RunnerRevisionGroupedDone
-	// tell their pool they ended in a grouped runners-done signal.
+	// The same with runners of RunnerRevisionGroupedDone, whose ends the
+	// recorder's worker groups as --group-runner-ends does (runners-done).
 	t.Run("grouped-runner-ends", func(t *testing.T) { recordPoolWakes(t, "grouped-runner-ends", false) })
 	// A completion while the count is held sends nothing
 	// (deferred-completions): the runner's name rides on the next job's

@@ -107,7 +107,7 @@ func startServer(ctx context.Context, dynamicConfig map[string]string) (*server,
 		w.RegisterActivity(&fakeGitHub{w: fakes})
 		// Not a fake: it starts the pool's runner workflows on this server,
 		// where they run with the fakes above.
-		w.RegisterActivity(&activities.Workflows{Client: c})
+		w.RegisterActivity(&activities.Workflows{Client: c, GroupSignals: true}) // as --group-runner-ends
 		w.RegisterActivity(sets)
 		queues = append(queues, w)
 	}
