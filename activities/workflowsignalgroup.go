@@ -3,12 +3,9 @@ package activities
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
-
-	"go.temporal.io/api/serviceerror"
 )
 
 // Runners of a burst end within a second or two of each other, and each end
@@ -103,14 +100,17 @@ func (g *signalGroups) close(key string, group *signalGroup) bool {
 	return true
 }
 
-// sendGroup sends a closed group's one signal and wakes its callers.
+// sendGroup sends a closed group's one signal, as SignalWorkflow does, and
+// wakes its callers.
 func (w *Workflows) sendGroup(group *signalGroup) {
 	defer close(group.sent)
+	args, err := json.Marshal(group.args)
+	if err != nil { // a list of JSON values; this cannot fail
+		panic(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), groupSignalTimeout)
 	defer cancel()
-	err := w.Client.SignalWorkflow(ctx, group.workflowID, "", group.name, group.args)
-	var notFound *serviceerror.NotFound
-	if err != nil && !errors.As(err, &notFound) {
-		group.err = fmt.Errorf("signal %s to %s (%d grouped): %w", group.name, group.workflowID, len(group.args), err)
+	if err := w.SignalWorkflow(ctx, WorkflowSignal{WorkflowID: group.workflowID, Name: group.name, Arg: args}); err != nil {
+		group.err = fmt.Errorf("%d grouped: %w", len(group.args), err)
 	}
 }

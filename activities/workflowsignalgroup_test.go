@@ -28,7 +28,9 @@ func TestGroupedSignalsToOneWorkflowGoAsOne(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		id := args.String(1)
-		sent[id] = append(sent[id], args.Get(4).([]json.RawMessage))
+		var list []json.RawMessage
+		require.NoError(t, json.Unmarshal(args.Get(4).(json.RawMessage), &list), "the argument is the JSON list of the group's")
+		sent[id] = append(sent[id], list)
 	}).Return(nil)
 	// A window far longer than the goroutines take to start, however loaded
 	// the machine: the grouping, not the timing, is under test.

@@ -43,9 +43,7 @@ func (p *poolRun) listen(ctx workflow.Context, sel workflow.Selector) {
 	sel.AddReceive(p.doneGrouped, func(c workflow.ReceiveChannel, _ bool) {
 		var ds []RunnerDone
 		c.Receive(ctx, &ds)
-		for _, d := range ds {
-			p.onDone(ctx, d)
-		}
+		p.onDones(ctx, ds)
 	})
 	sel.AddReceive(p.scaleSetIDs, func(c workflow.ReceiveChannel, _ bool) {
 		var id contract.ScaleSetID
@@ -111,6 +109,14 @@ func (p *poolRun) markFinishing(ctx workflow.Context, names []string) {
 
 // onDone forgets a runner that ended. A repeat for a runner already forgotten
 // changes nothing: a runner's signal may come twice (see notifyPool).
+// onDones takes runners' ends grouped into one signal (SignalRunnersDone)
+// as it takes each alone.
+func (p *poolRun) onDones(ctx workflow.Context, ds []RunnerDone) {
+	for _, d := range ds {
+		p.onDone(ctx, d)
+	}
+}
+
 func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 	kept := p.state.Runners[:0]
 	finishing, registeredByJob := false, false
@@ -218,9 +224,7 @@ func (p *poolRun) drainSignals(ctx workflow.Context) {
 		case p.done.ReceiveAsync(&done):
 			p.onDone(ctx, done)
 		case p.doneGrouped.ReceiveAsync(&dones):
-			for _, d := range dones {
-				p.onDone(ctx, d)
-			}
+			p.onDones(ctx, dones)
 		default:
 			return
 		}

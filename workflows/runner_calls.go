@@ -47,10 +47,22 @@ func (r *runnerRun) notifyRegistered(ctx workflow.Context) {
 // notifyPool tells the pool that the runner ended. The pool takes a repeat of
 // either signal calmly: a local activity runs again when its task is lost.
 func (r *runnerRun) notifyPool(ctx workflow.Context, done RunnerDone) {
+	if r.in.Revision >= RunnerRevisionGroupedDone {
+		// The worker may group it with other runners' ends (runners-done).
+		r.signalPoolGrouped(ctx, contract.SignalRunnerDone, contract.SignalRunnersDone, done)
+		return
+	}
 	r.signalPool(ctx, contract.SignalRunnerDone, done)
 }
 
 func (r *runnerRun) signalPool(ctx workflow.Context, name string, arg any) {
+	r.signalPoolGrouped(ctx, name, "", arg)
+}
+
+// signalPoolGrouped signals the pool; with a groupName, runs of
+// RunnerRevisionLocal and later send it through SignalWorkflowGrouped, which
+// may group it with other signals under that name.
+func (r *runnerRun) signalPoolGrouped(ctx workflow.Context, name, groupName string, arg any) {
 	if r.in.PoolWorkflowID == "" {
 		return
 	}
@@ -60,9 +72,8 @@ func (r *runnerRun) signalPool(ctx workflow.Context, name string, arg any) {
 		if marshalErr != nil { // plain data; this cannot fail
 			panic(marshalErr)
 		}
-		if name == contract.SignalRunnerDone && r.in.Revision >= RunnerRevisionGroupedDone {
-			// The worker may group it with other runners' ends (runners-done).
-			signal := calls.GroupedSignal{WorkflowID: r.in.PoolWorkflowID, Name: name, GroupName: contract.SignalRunnersDone, Arg: encoded}
+		if groupName != "" {
+			signal := calls.GroupedSignal{WorkflowID: r.in.PoolWorkflowID, Name: name, GroupName: groupName, Arg: encoded}
 			err = workflow.ExecuteLocalActivity(localOptions(ctx), calls.SignalWorkflowGrouped, signal).Get(ctx, nil)
 		} else {
 			signal := calls.WorkflowSignal{WorkflowID: r.in.PoolWorkflowID, Name: name, Arg: encoded}

@@ -141,8 +141,6 @@ func waitFor(ctx context.Context, timeout time.Duration, what string, cond func(
 	return nil
 }
 
-// waitAccepted waits until the worker has accepted a HorizontalRunnerAutoscaler
-// (its Accepted condition), so its workflow runs before jobs are queued.
 // waitReconciled waits until the autoscaler has made its first missed-webhook
 // reconcile. A new autoscaler makes it at its first decision and asks GitHub
 // about every open run, however young, so jobs queued before it ran are found
@@ -158,6 +156,8 @@ func (s *session) waitReconciled(ctx context.Context, namespace, hra string) err
 	})
 }
 
+// waitAccepted waits until the worker has accepted a HorizontalRunnerAutoscaler
+// (its Accepted condition), so its workflow runs before jobs are queued.
 func (s *session) waitAccepted(ctx context.Context, namespace, hra string) error {
 	return waitFor(ctx, time.Minute, "the autoscaler to start", func() bool {
 		out, err := s.stack.JSONPath(ctx, namespace, "hra", hra, `{.status.conditions[?(@.type=="Accepted")].status}`)
