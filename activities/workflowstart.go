@@ -24,6 +24,9 @@ type Workflows struct {
 	// SignalGroupWindow is how long a grouped signal waits for others
 	// (signalGroupWindow when zero).
 	SignalGroupWindow time.Duration
+	// CreateRunner creates a runner's pod before its workflow starts
+	// (WorkflowStart.RunnerPod; nil: each runner's workflow creates its own).
+	CreateRunner func(context.Context, RunnerPodInput) (RunnerPodOutput, error)
 	// groups gathers SignalWorkflowGrouped's calls.
 	groups signalGroups
 }
@@ -86,6 +89,7 @@ func (w *Workflows) start(ctx context.Context, s WorkflowStart) error {
 	if s.ReuseClosed {
 		reuse = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
 	}
+	input := w.createRunnerFirst(ctx, s)
 	callCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startCallTimeout)
 	defer cancel()
 	_, err := w.Client.ExecuteWorkflow(callCtx, client.StartWorkflowOptions{
@@ -99,7 +103,7 @@ func (w *Workflows) start(ctx context.Context, s WorkflowStart) error {
 		// The server hands the first workflow task straight back to this
 		// process's worker when it has a free slot, skipping a matching round trip.
 		EnableEagerStart: true,
-	}, s.Type, s.Input)
+	}, s.Type, input)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
 		return nil

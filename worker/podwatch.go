@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -36,7 +37,17 @@ type PodWatcher struct {
 type podSignal struct {
 	namespace, name string
 	state           activities.PodState
+	created         time.Time // the pod's creation
 }
+
+// workflowStartGrace is how long a new pod's signals wait for its runner's
+// workflow to exist: a pool's start creates the pod just before the workflow
+// (activities.Workflows.CreateRunner), and a pod that ends, or that no node
+// can take, in between must still be heard.
+const workflowStartGrace = time.Minute
+
+// errNoWorkflowYet retries the signal of a pod younger than workflowStartGrace.
+var errNoWorkflowYet = errors.New("no runner workflow yet")
 
 // NewPodWatcher builds a watcher of pods labelled as runners, in one namespace or,
 // when namespace is empty, in all.
@@ -99,7 +110,7 @@ func (w *PodWatcher) enqueue(pod *corev1.Pod, old activities.PodState, deleted b
 		cur = activities.PodState{UID: string(pod.UID), ResourceVersion: "deleted/" + pod.ResourceVersion, Cause: cur.Cause}
 	}
 	if podSignalWorthy(old, cur, pod.Annotations[activities.AnnotationReadyUntold] == "true") {
-		w.queue.Add(podSignal{pod.Namespace, pod.Name, cur})
+		w.queue.Add(podSignal{pod.Namespace, pod.Name, cur, pod.CreationTimestamp.Time})
 	}
 }
 
@@ -152,6 +163,8 @@ func (w *PodWatcher) work(ctx context.Context) {
 		case err == nil:
 			w.queue.Forget(item)
 		case ctx.Err() != nil:
+		case errors.Is(err, errNoWorkflowYet):
+			w.queue.AddRateLimited(item)
 		default:
 			w.log.Warn("pod signal failed; retrying", "runner", item.name, "namespace", item.namespace, "error", err)
 			w.queue.AddRateLimited(item)
@@ -165,6 +178,9 @@ func (w *PodWatcher) signal(ctx context.Context, s podSignal) error {
 	err := w.temporal.SignalWorkflow(ctx, id, "", contract.SignalPod, s.state)
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {
+		if time.Since(s.created) < workflowStartGrace {
+			return errNoWorkflowYet
+		}
 		return nil // not arcflow's runner, or its workflow already ended
 	}
 	if err != nil {

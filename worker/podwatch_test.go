@@ -1,12 +1,18 @@
 package worker
 
 import (
+	"context"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/mocks"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/arcflow/arcflow/activities"
+	"github.com/arcflow/arcflow/workflows/contract"
 )
 
 func TestOnlyChangesARunnerActsOnAreSignalled(t *testing.T) {
@@ -83,4 +89,22 @@ func TestAReadyUntoldPodIsSignalledOnlyWhatItsRunnerNeeds(t *testing.T) {
 		require.Equal(t, c.want, podSignalWorthy(c.old, c.cur, true), c.name)
 		require.Equal(t, signalWorthy(c.old, c.cur), podSignalWorthy(c.old, c.cur, false), "%s: unmarked pods as before", c.name)
 	}
+}
+
+// A pool's start creates a runner's pod just before the runner's workflow, so
+// a young pod's signal that finds no workflow is tried again; an older one's
+// is dropped (not arcflow's runner, or its workflow ended).
+func TestAYoungPodsSignalWaitsForItsWorkflow(t *testing.T) {
+	temporal := mocks.NewClient(t)
+	temporal.On("SignalWorkflow", mock.Anything, "runner/ci/app-abc", "", contract.SignalPod, mock.Anything).
+		Return(serviceerror.NewNotFound("workflow not found"))
+	w := NewPodWatcher(nil, temporal, "", nil)
+	defer w.queue.ShutDown()
+	ended := activities.PodState{UID: "uid-1", Exists: true, Phase: corev1.PodFailed}
+
+	young := podSignal{namespace: "ci", name: "app-abc", state: ended, created: time.Now().Add(-time.Second)}
+	require.ErrorIs(t, w.signal(context.Background(), young), errNoWorkflowYet)
+	old := young
+	old.created = time.Now().Add(-2 * workflowStartGrace)
+	require.NoError(t, w.signal(context.Background(), old))
 }

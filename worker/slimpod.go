@@ -22,7 +22,7 @@ func SlimPod(obj any) (any, error) {
 	slim := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID, ResourceVersion: pod.ResourceVersion,
-			DeletionTimestamp: pod.DeletionTimestamp,
+			CreationTimestamp: pod.CreationTimestamp, DeletionTimestamp: pod.DeletionTimestamp,
 		},
 		Status: corev1.PodStatus{Phase: pod.Status.Phase, Reason: pod.Status.Reason},
 	}

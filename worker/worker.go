@@ -51,6 +51,9 @@ func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub, se
 	}
 	// One for both queues, so that ends grouped are grouped across them.
 	temporal := &activities.Workflows{Client: c, GroupSignals: groupRunnerEnds}
+	if kube != nil {
+		temporal.CreateRunner = kube.EnsureRunnerPod // a runner's pod goes with its start
+	}
 	// Both queues run every workflow type: workflows started before the
 	// control queue stay on the main one until they continue as new.
 	return &Worker{main: newQueueWorker(c, contract.TaskQueue, kube, gh, sets, temporal), control: newQueueWorker(c, contract.ControlTaskQueue, kube, gh, sets, temporal),

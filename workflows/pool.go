@@ -112,26 +112,6 @@ type poolRun struct {
 	timer     wakeTimer
 }
 
-type pendingStart struct {
-	name    string
-	started workflow.Future
-}
-
-// onStarted drops a runner whose workflow could not be started.
-func (p *poolRun) onStarted(ctx workflow.Context, s pendingStart) {
-	if err := s.started.Get(ctx, nil); err != nil {
-		workflow.GetLogger(ctx).Error("runner workflow did not start", "runner", s.name, "error", err)
-		p.onDone(ctx, RunnerDone{Name: s.name, Reason: EndCreateFailed})
-	}
-	kept := p.starting[:0]
-	for _, other := range p.starting {
-		if other.name != s.name {
-			kept = append(kept, other)
-		}
-	}
-	p.starting = kept
-}
-
 func (p *poolRun) view(ctx workflow.Context, busy map[string]bool) PoolView {
 	s := &p.state
 	v := PoolView{
@@ -334,41 +314,6 @@ func (p *poolRun) apply(ctx workflow.Context, plan PoolPlan) error {
 	}
 	return nil
 }
-
-// newRunnerName is <pool>-<5 random characters>, like ARC's generated names; for a
-// RunnerSet it is the pod name of a one-replica StatefulSet, <statefulset>-0.
-func (p *poolRun) newRunnerName(ctx workflow.Context) string {
-	prefix := p.state.Spec.Name
-	if len(prefix) > 40 {
-		prefix = prefix[:40]
-	}
-	nameOf := func(suffix string) string {
-		if p.state.Spec.Kind == "RunnerSet" {
-			return prefix + "-" + suffix + "-0"
-		}
-		return prefix + "-" + suffix
-	}
-	if workflow.GetVersion(ctx, derivedNamesVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		var suffix string
-		_ = workflow.SideEffect(ctx, func(workflow.Context) any { return randomSuffix() }).Get(&suffix)
-		return nameOf(suffix)
-	}
-	// The first run's ID of the chain of continue-as-new and resets: a reset
-	// run replays the names the run it resets made.
-	runID := workflow.GetInfo(ctx).OriginalRunID
-	for {
-		p.state.NamesMade++
-		name := nameOf(derivedSuffix(runID, p.state.NamesMade))
-		if !p.state.hasRunner(name) {
-			return name
-		}
-	}
-}
-
-// derivedNamesVersion marks pools that derive runner names (derivedSuffix)
-// instead of recording a random one per runner: a side-effect marker per
-// decision that creates runners is a Temporal Cloud action.
-const derivedNamesVersion = "derived-runner-names"
 
 // wait blocks until a signal arrives, deferred creation is due, or blocked runners
 // should be checked again.

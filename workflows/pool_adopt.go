@@ -83,7 +83,7 @@ func (p *poolRun) takeOver(ctx workflow.Context, found []calls.ARCRunner) []stri
 		return nil
 	}
 	p.state.Runners = append(p.state.Runners, adopted...)
-	p.startRunnersWith(ctx, adopted, func(r PoolRunner) RunnerInput {
+	p.startRunnersWith(ctx, adopted, false, func(r PoolRunner) RunnerInput {
 		in := p.runnerInput(ctx, r.Name, false)
 		taken := byName[r.Name]
 		in.Adopted, in.Ephemeral = &taken, taken.Ephemeral

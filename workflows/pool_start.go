@@ -27,7 +27,8 @@ func (p *poolRun) startsInOneActivity(ctx workflow.Context) bool {
 // startRunners starts the runner workflows of one decision in one activity and
 // records them as starting until it returns.
 func (p *poolRun) startRunners(ctx workflow.Context, runners []PoolRunner) {
-	p.startRunnersWith(ctx, runners, func(r PoolRunner) RunnerInput {
+	createFirst := workflow.GetVersion(ctx, runnersCreatedAtStartVersion, workflow.DefaultVersion, 1) >= 1
+	p.startRunnersWith(ctx, runners, createFirst, func(r PoolRunner) RunnerInput {
 		in := p.runnerInput(ctx, r.Name, r.RegistrationOnly)
 		if r.PoolWakes {
 			in.PoolWakes = true // RunnerRevisionPoolWakes and later
@@ -36,8 +37,14 @@ func (p *poolRun) startRunners(ctx workflow.Context, runners []PoolRunner) {
 	})
 }
 
-// startRunnersWith starts runner workflows in one activity, each with its input.
-func (p *poolRun) startRunnersWith(ctx workflow.Context, runners []PoolRunner, inputOf func(PoolRunner) RunnerInput) {
+// runnersCreatedAtStartVersion marks pools whose StartWorkflows creates each
+// new runner's pod before its workflow starts (RunnerRevisionCreatedByStart),
+// and deletes the pods of runners whose workflows could not be started.
+const runnersCreatedAtStartVersion = "runners-created-at-start"
+
+// startRunnersWith starts runner workflows in one activity, each with its
+// input; with createFirst, the activity creates each runner's pod first.
+func (p *poolRun) startRunnersWith(ctx workflow.Context, runners []PoolRunner, createFirst bool, inputOf func(PoolRunner) RunnerInput) {
 	spec := p.state.Spec
 	starts := make([]calls.WorkflowStart, 0, len(runners))
 	for _, r := range runners {
@@ -50,6 +57,10 @@ func (p *poolRun) startRunnersWith(ctx workflow.Context, runners []PoolRunner, i
 			ID: contract.RunnerWorkflowID(spec.Namespace, r.Name), Type: "RunnerWorkflow", TaskQueue: contract.TaskQueue, Input: input,
 			Memo:     contract.RunnerMemo(spec.Namespace, r.Name, spec.Kind, spec.Name, spec.Scope.String()),
 			Keywords: runnerKeywords(spec, r.Name, publishedAtStart(in.Revision)), TaskTimeout: RunnerTaskTimeout,
+		}
+		if createFirst && in.Adopted == nil {
+			pod := in.Pod
+			start.RunnerPod = &pod // as the runner would create it (podUntold: the latest revision)
 		}
 		if in.Adopted != nil {
 			start.Memo["adoptedFrom"] = "ARC"
@@ -68,8 +79,8 @@ func (p *poolRun) startRunnersWith(ctx workflow.Context, runners []PoolRunner, i
 	i := 0
 	for _, batch := range batches {
 		started := workflow.ExecuteActivity(kubeOptions(ctx), calls.StartWorkflows, batch)
-		for range batch {
-			p.starting = append(p.starting, pendingStart{name: runners[i].Name, started: started})
+		for _, start := range batch {
+			p.starting = append(p.starting, pendingStart{name: runners[i].Name, started: started, createdFirst: start.RunnerPod != nil})
 			i++
 		}
 	}
@@ -175,4 +186,44 @@ func (p *poolRun) startRunnerChild(ctx workflow.Context, r PoolRunner) {
 	})
 	started := workflow.ExecuteChildWorkflow(cctx, RunnerWorkflow, in).GetChildWorkflowExecution()
 	p.starting = append(p.starting, pendingStart{name: r.Name, started: started})
+}
+
+// deleteUnstartedRunner deletes what the start of a runner whose workflow
+// never started may have created (runnersCreatedAtStartVersion): with no
+// workflow to own it, its pod would register and could take a job nobody
+// watches. Nothing there is no error; a GitHub registration (a JIT runner's)
+// lapses unused.
+func (p *poolRun) deleteUnstartedRunner(ctx workflow.Context, name string) {
+	s := &p.state
+	ref := calls.PodRef{Namespace: s.Spec.Namespace, Name: name, Kind: s.Spec.Kind, Pool: s.Spec.Name}
+	if err := workflow.ExecuteActivity(kubeOptions(ctx), calls.DeleteRunnerPod, ref).Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Error("cannot delete the pod of a runner whose workflow did not start", "runner", name, "error", err)
+	}
+}
+
+type pendingStart struct {
+	name    string
+	started workflow.Future
+	// createdFirst: the start may have created the runner's pod
+	// (runnersCreatedAtStartVersion).
+	createdFirst bool
+}
+
+// onStarted drops a runner whose workflow could not be started, and its pod
+// if its start created one.
+func (p *poolRun) onStarted(ctx workflow.Context, s pendingStart) {
+	if err := s.started.Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Error("runner workflow did not start", "runner", s.name, "error", err)
+		if s.createdFirst {
+			p.deleteUnstartedRunner(ctx, s.name)
+		}
+		p.onDone(ctx, RunnerDone{Name: s.name, Reason: EndCreateFailed})
+	}
+	kept := p.starting[:0]
+	for _, other := range p.starting {
+		if other.name != s.name {
+			kept = append(kept, other)
+		}
+	}
+	p.starting = kept
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/workflows/contract"
@@ -82,5 +83,40 @@ func TestARunnerIsStoppedOnlyOnceItsStartIsConfirmed(t *testing.T) {
 	})
 	pt.at(8*time.Second, pt.finishStopped)
 	pt.deleteAndDrain(time.Minute)
+	pt.run(spec(0, "h1", true))
+}
+
+// A pool's starts create its new runners' pods before their workflows
+// (runnersCreatedAtStartVersion); a start that fails for good deletes the pod
+// it may have made, which no workflow would own, and the runner is dropped.
+func TestAPoolsStartsCreateTheirRunnersAndCleanUpAfterAFailedOne(t *testing.T) {
+	pt := newPoolTest(t)
+	pt.at(time.Second, func() { pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 2}) })
+	pt.at(time.Minute, func() {
+		require.Len(t, pt.created, 2)
+		for _, c := range pt.created {
+			require.True(t, c.createdFirst, c.name)
+			require.Equal(t, RunnerRevisionCreatedByStart, c.revision, c.name)
+		}
+		require.Empty(t, pt.forced, "started runners keep their pods")
+		pt.startErr = temporal.NewNonRetryableApplicationError("namespace is being deleted", "Refused", nil)
+		pt.env.SignalWorkflow(contract.SignalScale, ScaleRequest{Replicas: 3})
+	})
+	pt.at(2*time.Minute, func() {
+		var failed, forced []string
+		for _, c := range pt.created[2:] { // the pool tries again, backing off
+			failed = append(failed, c.name)
+		}
+		for _, f := range pt.forced {
+			forced = append(forced, f.name)
+		}
+		require.NotEmpty(t, failed)
+		require.Equal(t, failed, forced, "the pods of the runners that never started are deleted")
+		for _, name := range failed {
+			require.NotContains(t, pt.names(""), name, "and the runners dropped")
+		}
+		pt.startErr = nil
+	})
+	pt.deleteAndDrain(3 * time.Minute)
 	pt.run(spec(0, "h1", true))
 }

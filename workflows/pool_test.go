@@ -53,6 +53,8 @@ type poolTest struct {
 	releasedRef activities.PoolResourceRef
 	// forced are the runners whose pods the pool deleted itself, with when.
 	forced []call
+	// startErr, when set, is what every StartWorkflows returns.
+	startErr error
 }
 
 type adoptedStart struct {
@@ -70,6 +72,8 @@ type createdRunner struct {
 	// poolWakes: RunnerInput.PoolWakes, on revision.
 	poolWakes bool
 	revision  int
+	// createdFirst: its start creates its pod (WorkflowStart.RunnerPod).
+	createdFirst bool
 }
 
 func newPoolTest(t *testing.T) *poolTest {
@@ -94,10 +98,14 @@ func newPoolTest(t *testing.T) *poolTest {
 					pt.adopted = append(pt.adopted, adoptedStart{in, st})
 					continue
 				}
-				pt.created = append(pt.created, createdRunner{in.Pod.Name, in.Pod.TemplateHash, pt.env.Now().Sub(pt.start), in.RegistrationOnly, in.Pod.VolumeSlot, in.PatientRegistration, in.StartsTold, in.PoolWakes, in.Revision})
+				if st.RunnerPod != nil {
+					require.Equal(t, in.Pod, *st.RunnerPod, "the pod its runner would create")
+				}
+				pt.created = append(pt.created, createdRunner{in.Pod.Name, in.Pod.TemplateHash, pt.env.Now().Sub(pt.start), in.RegistrationOnly,
+					in.Pod.VolumeSlot, in.PatientRegistration, in.StartsTold, in.PoolWakes, in.Revision, st.RunnerPod != nil})
 			}
 			pt.starts = append(pt.starts, len(starts))
-			return nil
+			return pt.startErr
 		}).AfterFn(func() time.Duration { return pt.startTakes })
 	pt.env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", contract.SignalStop, mock.Anything).Return(
 		func(_, workflowID, _, _ string, _ any) error {

@@ -154,35 +154,6 @@ func (r *runnerRun) end(ctx workflow.Context, reason string, next RunnerPhase) {
 	r.setPhase(ctx, next)
 }
 
-func (r *runnerRun) create(ctx workflow.Context) error {
-	if r.waitUntilRetryAt(ctx) {
-		return nil
-	}
-	var out calls.RunnerPodOutput
-	pod := r.in.Pod
-	pod.ReadyUntold = r.podUntold()
-	err := r.call(ctx, calls.EnsureRunnerPod, pod).Get(ctx, &out)
-	if reset, limited := calls.RateLimitReset(err); limited {
-		r.state.RetryAt = reset
-		return nil
-	}
-	if err != nil {
-		workflow.GetLogger(ctx).Error("runner pod cannot be created", "runner", r.in.Pod.Name, "error", err)
-		r.end(ctx, EndCreateFailed, PhaseDone)
-		return nil
-	}
-	if r.state.Pod.UID == "" {
-		// No pod signal yet: the pod exists, as the activity just saw.
-		r.state.Pod.UID, r.state.Pod.Exists = out.UID, true
-	}
-	if out.RunnerID != 0 {
-		r.state.RunnerID = out.RunnerID // a JIT runner: registered by its creation
-	}
-	r.state.PoolToken = out.PoolToken
-	r.setPhase(ctx, PhaseRegistering)
-	return nil
-}
-
 // awaitRegistration checks GitHub with a backing-off timer until the runner is
 // listed, while pod and stop signals may arrive. A pod Ready for the registration
 // timeout without registering is deleted.

@@ -69,6 +69,10 @@ type RunnerInput struct {
 	// PoolWakes: the runner starts no registration timer of its own until
 	// its pool's registration-check (RunnerRevisionPoolWakes).
 	PoolWakes bool `json:",omitempty"`
+	// Created is what creating the runner returned when its start created it
+	// (activities.Workflows.CreateRunner): a run of RunnerRevisionCreatedByStart
+	// or later then begins as Registering, with no creation of its own.
+	Created *calls.RunnerPodOutput `json:",omitempty"`
 	// State carries a run's state across continue-as-new; nil on the first run.
 	State *RunnerState `json:",omitempty"`
 	// Revision is the code path the runner was started on (RunnerRevision*). It
@@ -149,8 +153,14 @@ const (
 	// runner-done or, with --group-runner-ends, grouped with the ends of
 	// other runners of the pool as one runners-done signal.
 	RunnerRevisionGroupedDone = 9
+	// RunnerRevisionCreatedByStart: a runner whose start created it (its
+	// input's Created) takes that as its creation's result, instead of a
+	// local activity of its own that created it: one marker, so one action,
+	// less a runner. A start that did not create it leaves the creation to
+	// the runner, as before.
+	RunnerRevisionCreatedByStart = 10
 	// RunnerRevisionLatest is the revision a pool starts its runners on.
-	RunnerRevisionLatest = RunnerRevisionGroupedDone
+	RunnerRevisionLatest = RunnerRevisionCreatedByStart
 )
 
 // quietEnd says that a runner whose search attribute shows phase may end

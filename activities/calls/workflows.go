@@ -44,6 +44,10 @@ type WorkflowStart struct {
 	// taken over from its pod, whose earlier workflow may have ended while
 	// the pod lingered.
 	ReuseClosed bool `json:",omitempty"`
+	// RunnerPod, when set, is the runner the start creates before its
+	// workflow (StartWorkflows): the creation's output goes into the
+	// workflow's input as its Created field.
+	RunnerPod *RunnerPodInput `json:",omitempty"`
 }
 
 // Size is how many bytes the start takes in an activity's input.

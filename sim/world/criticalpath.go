@@ -3,6 +3,7 @@ package world
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -35,17 +36,27 @@ type Milestones struct {
 	RunnerStarted     []time.Time // the runner workflow's first event
 	PodCreateStarted  []time.Time // a worker started the runner's pod create (see podCreateStarted)
 	PodCreated, Ready []time.Time // from the pod watch
+	// CreatedByStart: the runners' pods were created by their starts, before
+	// their workflows (RunnerInput.Created), so neither a workflow's start
+	// nor its first call is on the path to the pod.
+	CreatedByStart bool
 }
 
 // Steps pairs the milestones by rank and measures each stage.
 func (m Milestones) Steps() []Step {
-	stages := []struct {
+	type stage struct {
 		name string
 		at   []time.Time
-	}{
+	}
+	stages := []stage{
 		{"webhook accepted", m.Accepted}, {"autoscaler decided", m.Decided}, {"pool signalled", m.PoolSignalled},
 		{"runner workflow requested", m.RunnerRequested}, {"runner workflow started", m.RunnerStarted},
 		{"pod create started", m.PodCreateStarted}, {"pod created", m.PodCreated}, {"pod Running", m.Ready},
+	}
+	if m.CreatedByStart {
+		stages = slices.DeleteFunc(stages, func(s stage) bool {
+			return s.name == "runner workflow started" || s.name == "pod create started"
+		})
 	}
 	var steps []Step
 	for i := 1; i < len(stages); i++ {
@@ -134,6 +145,11 @@ func ReadMilestones(ctx context.Context, tc client.Client, autoscalerID, poolID,
 		}
 		if len(events) > 0 && events[0].GetWorkflowExecutionStartedEventAttributes().GetContinuedExecutionRunId() == "" {
 			m.RunnerStarted = append(m.RunnerStarted, events[0].GetEventTime().AsTime())
+			var in workflows.RunnerInput
+			if err := dc.FromPayloads(events[0].GetWorkflowExecutionStartedEventAttributes().GetInput(), &in); err != nil {
+				return m, fmt.Errorf("decode a runner's input: %w", err)
+			}
+			m.CreatedByStart = m.CreatedByStart || in.Created != nil
 		}
 		if at, ok := podCreateStarted(events); ok {
 			m.PodCreateStarted = append(m.PodCreateStarted, at)

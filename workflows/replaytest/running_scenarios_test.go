@@ -159,6 +159,9 @@ func TestRecordRunningHistories(t *testing.T) {
 	// The same with runners of RunnerRevisionGroupedDone, whose ends the
 	// recorder's worker groups as --group-runner-ends does (runners-done).
 	t.Run("grouped-runner-ends", func(t *testing.T) { recordPoolWakes(t, "grouped-runner-ends", false) })
+	// The same with runners of RunnerRevisionCreatedByStart, whose pods
+	// the pool's start creates (runners-created-at-start).
+	t.Run("runners-created-at-start", func(t *testing.T) { recordPoolWakes(t, "runners-created-at-start", false) })
 	// A completion while the count is held sends nothing
 	// (deferred-completions): the runner's name rides on the next job's
 	// request, and the pool counts the ended runner meanwhile (namesWithin).

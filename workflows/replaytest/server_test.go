@@ -103,11 +103,14 @@ func startServer(ctx context.Context, dynamicConfig map[string]string) (*server,
 		for _, wf := range Workflows {
 			w.RegisterWorkflow(wf)
 		}
-		w.RegisterActivity(&fakeKubernetes{w: fakes})
+		kube := &fakeKubernetes{w: fakes}
+		w.RegisterActivity(kube)
 		w.RegisterActivity(&fakeGitHub{w: fakes})
 		// Not a fake: it starts the pool's runner workflows on this server,
-		// where they run with the fakes above.
-		w.RegisterActivity(&activities.Workflows{Client: c, GroupSignals: true}) // as --group-runner-ends
+		// where they run with the fakes above, and creates their pods first
+		// as arcflow's worker does.
+		w.RegisterActivity(&activities.Workflows{Client: c, GroupSignals: true, // as --group-runner-ends
+			CreateRunner: kube.EnsureRunnerPod})
 		w.RegisterActivity(sets)
 		queues = append(queues, w)
 	}
