@@ -25,8 +25,11 @@ type Workflows struct {
 	// (signalGroupWindow when zero).
 	SignalGroupWindow time.Duration
 	// CreateRunner creates a runner's pod before its workflow starts
-	// (WorkflowStart.RunnerPod; nil: each runner's workflow creates its own).
-	CreateRunner func(context.Context, RunnerPodInput) (RunnerPodOutput, error)
+	// (WorkflowStart.RunnerPod; nil: each runner's workflow creates its own),
+	// while CanCreateRunners (nil: always) says every worker replica can run
+	// such a runner.
+	CreateRunner     func(context.Context, RunnerPodInput) (RunnerPodOutput, error)
+	CanCreateRunners func(context.Context) bool
 	// groups gathers SignalWorkflowGrouped's calls.
 	groups signalGroups
 }

@@ -33,6 +33,9 @@ func (w *Workflows) createRunnerFirst(ctx context.Context, s WorkflowStart) json
 	if s.RunnerPod == nil || w.CreateRunner == nil || (activity.IsActivity(ctx) && activity.GetInfo(ctx).Attempt > 1) {
 		return s.Input
 	}
+	if w.CanCreateRunners != nil && !w.CanCreateRunners(ctx) {
+		return s.Input // a replica still runs an older release (worker.WorkerRevisions)
+	}
 	out, err := w.CreateRunner(ctx, *s.RunnerPod)
 	if err != nil {
 		slog.Warn("runner not created before its workflow; the workflow creates it", "runner", s.RunnerPod.Namespace+"/"+s.RunnerPod.Name, "error", err)

@@ -45,7 +45,11 @@ func TestAStartCreatesItsRunnerFirst(t *testing.T) {
 	require.NoError(t, w.StartWorkflows(context.Background(), []activities.WorkflowStart{start("app-ok")}))
 	require.NoError(t, w.StartWorkflows(context.Background(), []activities.WorkflowStart{start("app-bad"), plain}))
 
-	require.Equal(t, []string{"app-ok", "app-bad"}, created, "only starts that name a pod create one")
+	w.CanCreateRunners = func(context.Context) bool { return false } // an older replica still runs
+	require.NoError(t, w.StartWorkflows(context.Background(), []activities.WorkflowStart{start("app-later")}))
+
+	require.Equal(t, []string{"app-ok", "app-bad"}, created, "only starts that name a pod create one, while every replica can")
+	require.JSONEq(t, `{"Ephemeral":true}`, string(inputs["runner/ci/app-later"]))
 	require.JSONEq(t, `{"Ephemeral":true,"Created":{"UID":"uid-app-ok","Created":true,"PoolToken":true}}`, string(inputs["runner/ci/app-ok"]))
 	require.JSONEq(t, `{"Ephemeral":true}`, string(inputs["runner/ci/app-bad"]), "the workflow creates it")
 	require.JSONEq(t, `{"Ephemeral":true}`, string(inputs["runner/ci/app-plain"]))

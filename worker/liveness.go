@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"strconv"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -15,6 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/arcflow/arcflow/workflows"
 )
 
 // LabelWorkerLiveness marks the Leases that say a worker process is alive.
@@ -78,9 +81,11 @@ func (l *Liveness) Run(ctx context.Context) error {
 func (l *Liveness) renew(ctx context.Context, leases coordinationclient.LeaseInterface, name string, duration time.Duration) error {
 	now := metav1.NewMicroTime(time.Now())
 	seconds := int32(duration.Seconds())
-	patch, err := json.Marshal(map[string]any{"spec": map[string]any{
-		"holderIdentity": l.Identity, "leaseDurationSeconds": seconds, "renewTime": now,
-	}})
+	revision := strconv.Itoa(workflows.RunnerRevisionLatest)
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"annotations": map[string]string{AnnotationRunnerRevision: revision}},
+		"spec":     map[string]any{"holderIdentity": l.Identity, "leaseDurationSeconds": seconds, "renewTime": now},
+	})
 	if err != nil {
 		return fmt.Errorf("liveness patch: %w", err)
 	}
@@ -89,8 +94,9 @@ func (l *Liveness) renew(ctx context.Context, leases coordinationclient.LeaseInt
 		return err
 	}
 	_, err = leases.Create(ctx, &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: l.Namespace, Labels: map[string]string{LabelWorkerLiveness: "true"}},
-		Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To(l.Identity), LeaseDurationSeconds: ptr.To(seconds), AcquireTime: &now, RenewTime: &now},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: l.Namespace, Labels: map[string]string{LabelWorkerLiveness: "true"},
+			Annotations: map[string]string{AnnotationRunnerRevision: revision}},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(l.Identity), LeaseDurationSeconds: ptr.To(seconds), AcquireTime: &now, RenewTime: &now},
 	}, metav1.CreateOptions{})
 	return err
 }

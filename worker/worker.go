@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"context"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -42,17 +43,30 @@ func (w *Worker) Stop() {
 	w.main.Stop()
 }
 
+// Settings choose how the worker runs its workflows.
+type Settings struct {
+	// GroupRunnerEnds groups the ends of runners that end together into one
+	// signal to their pool (activities.Workflows.GroupSignals).
+	GroupRunnerEnds bool
+	// Revisions, when set, says whether every replica runs the runners a
+	// pool's start creates (RunnerRevisionCreatedByStart); nil: a worker
+	// with no other replicas, which does.
+	Revisions *WorkerRevisions
+}
+
 // New builds the Temporal workers, with every workflow and the given
-// activities registered. groupRunnerEnds groups the ends of runners that end
-// together into one signal to their pool (activities.Workflows.GroupSignals).
-func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub, sets *activities.ScaleSets, groupRunnerEnds bool) *Worker {
+// activities registered.
+func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub, sets *activities.ScaleSets, settings Settings) *Worker {
 	if sets == nil {
 		sets = &activities.ScaleSets{} // its activities fail: no pool joins a scale set
 	}
 	// One for both queues, so that ends grouped are grouped across them.
-	temporal := &activities.Workflows{Client: c, GroupSignals: groupRunnerEnds}
+	temporal := &activities.Workflows{Client: c, GroupSignals: settings.GroupRunnerEnds}
 	if kube != nil {
 		temporal.CreateRunner = kube.EnsureRunnerPod // a runner's pod goes with its start
+	}
+	if r := settings.Revisions; r != nil {
+		temporal.CanCreateRunners = func(ctx context.Context) bool { return r.AllRun(ctx, workflows.RunnerRevisionCreatedByStart) }
 	}
 	// Both queues run every workflow type: workflows started before the
 	// control queue stay on the main one until they continue as new.

@@ -157,7 +157,8 @@ const (
 	// input's Created) takes that as its creation's result, instead of a
 	// local activity of its own that created it: one marker, so one action,
 	// less a runner. A start that did not create it leaves the creation to
-	// the runner, as before.
+	// the runner, as before: starts create none while a replica of an older
+	// release could run the runner (worker.WorkerRevisions).
 	RunnerRevisionCreatedByStart = 10
 	// RunnerRevisionLatest is the revision a pool starts its runners on.
 	RunnerRevisionLatest = RunnerRevisionCreatedByStart

@@ -48,7 +48,7 @@ func startWorld(t *testing.T, namespace string) *arcflowWorld {
 	require.NoError(t, err)
 	w := worker.New(tc,
 		&activities.Kubernetes{Client: kube, Dynamic: dyn, Tokens: ghClient, Defaults: activities.DefaultPodDefaults()},
-		&activities.GitHub{Registry: ghClient, Jobs: ghClient}, nil, true)
+		&activities.GitHub{Registry: ghClient, Jobs: ghClient}, nil, worker.Settings{GroupRunnerEnds: true})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 

@@ -1,0 +1,78 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// AnnotationRunnerRevision on a worker's liveness Lease is the latest runner
+// revision (workflows.RunnerRevision*) its code runs.
+const AnnotationRunnerRevision = "arcflow.dev/runner-revision"
+
+// A runner's revision is chosen by its pool, but any replica polling the
+// runners' task queue may run the runner. While the worker rolls, an older
+// replica runs a newer revision's runner on its own latest path, and a newer
+// replica that later replays that history fails it (non-determinism) when the
+// two paths differ. A change whose path differs only when an input says so
+// (RunnerInput.Created) is safe once every live replica runs it: the liveness
+// Leases say which revisions the live replicas run.
+
+// revisionsCheckEvery bounds how often the Leases are listed.
+const revisionsCheckEvery = 5 * time.Second
+
+// WorkerRevisions tells whether every live worker replica runs a runner
+// revision, from the replicas' liveness Leases.
+type WorkerRevisions struct {
+	Kube      kubernetes.Interface
+	Namespace string
+	Log       *slog.Logger
+
+	mu        sync.Mutex
+	checkedAt time.Time
+	lowest    int // the lowest revision a live replica runs; -1: one says none
+}
+
+// AllRun reports whether every live replica runs revision. A Lease that
+// says no revision is an older release's; one that expired is a replica
+// gone. Listing them fails safe: false.
+func (r *WorkerRevisions) AllRun(ctx context.Context, revision int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if time.Since(r.checkedAt) >= revisionsCheckEvery {
+		lowest, err := r.lowestLive(ctx, time.Now())
+		if err != nil {
+			r.Log.Warn("cannot read the worker replicas' revisions; runners create their own pods", "error", err)
+			return false
+		}
+		r.lowest, r.checkedAt = lowest, time.Now()
+	}
+	return r.lowest >= revision
+}
+
+func (r *WorkerRevisions) lowestLive(ctx context.Context, now time.Time) (int, error) {
+	leases, err := r.Kube.CoordinationV1().Leases(r.Namespace).List(ctx, metav1.ListOptions{LabelSelector: LabelWorkerLiveness})
+	if err != nil {
+		return 0, fmt.Errorf("list worker liveness leases in %s: %w", r.Namespace, err)
+	}
+	lowest := int(^uint(0) >> 1)
+	for _, l := range leases.Items {
+		s := l.Spec
+		if s.RenewTime == nil || s.LeaseDurationSeconds == nil ||
+			!now.Before(s.RenewTime.Add(time.Duration(*s.LeaseDurationSeconds)*time.Second)) {
+			continue
+		}
+		revision, err := strconv.Atoi(l.Annotations[AnnotationRunnerRevision])
+		if err != nil {
+			revision = -1 // an older release's replica
+		}
+		lowest = min(lowest, revision)
+	}
+	return lowest, nil
+}
