@@ -63,10 +63,15 @@ func (k *Kubernetes) writeToken(ctx context.Context, in RunnerPodInput) error {
 
 // writeJITConfig registers the runner with generate-jitconfig and writes its
 // configuration. GitHub's call is not idempotent, so a retry settles what an
-// earlier attempt left: a Secret written by it names the runner already; a
-// registration without a Secret has lost its configuration, so it is removed and
-// the runner registered again.
+// earlier attempt left: a Secret written by it names the runner already, and
+// is kept whether or not GitHub still lists that runner (an ephemeral runner
+// that ran its job is gone from GitHub; registering it again left a runner no
+// pod would ever start, offline for good); a registration without a Secret
+// has lost its configuration, so it is removed and the runner registered again.
 func (k *Kubernetes) writeJITConfig(ctx context.Context, in RunnerPodInput) (int64, error) {
+	if id, err := k.registeredRunnerID(ctx, in); err != nil || id != 0 {
+		return id, err // an earlier attempt's
+	}
 	scope := scopeOf(in)
 	registry, err := k.tokens(ctx, scope)
 	if err != nil {
@@ -82,9 +87,6 @@ func (k *Kubernetes) writeJITConfig(ctx context.Context, in RunnerPodInput) (int
 	}
 	config, err := generate()
 	if errors.Is(err, github.ErrConflict) {
-		if id, err := k.registeredRunnerID(ctx, in); err != nil || id != 0 {
-			return id, err
-		}
 		if err := removeStaleRegistration(ctx, registry, scope, in.Name); err != nil {
 			return 0, err
 		}

@@ -59,6 +59,16 @@ func TestEnsureJITRunnerIsIdempotent(t *testing.T) {
 	require.NoError(t, err, "the Secret still holds the first configuration")
 	require.Equal(t, out.RunnerID, started.ID)
 
+	// The runner ran its job and GitHub removed it, ephemeral, before a retry
+	// (a worker killed in the runner's first workflow task): the retry keeps
+	// what the Secret says, and registers no runner that nobody would start.
+	require.NoError(t, client.RemoveRunner(ctx, github.Scope{Organization: "octo-org"}, out.RunnerID))
+	late, err := k.EnsureRunnerPod(ctx, jitInput())
+	require.NoError(t, err)
+	require.Equal(t, out.RunnerID, late.RunnerID)
+	_, listed := srv.Runner("app-x1")
+	require.False(t, listed, "not registered again")
+
 	// An attempt that registered "app-x2" and died before writing its Secret.
 	lost, err := client.GenerateJITConfig(ctx, github.Scope{Organization: "octo-org"}, github.JITRequest{Name: "app-x2", Labels: []string{"linux"}})
 	require.NoError(t, err)

@@ -164,7 +164,10 @@ func (w *PodWatcher) work(ctx context.Context) {
 			w.queue.Forget(item)
 		case ctx.Err() != nil:
 		case errors.Is(err, errNoWorkflowYet):
-			w.queue.AddRateLimited(item)
+			// The workflow is usually a moment away: a tenth of the pod's
+			// age, between 10 ms and 1 s.
+			w.queue.AddAfter(item, min(max(time.Since(item.created)/10, 10*time.Millisecond), time.Second))
+
 		default:
 			w.log.Warn("pod signal failed; retrying", "runner", item.name, "namespace", item.namespace, "error", err)
 			w.queue.AddRateLimited(item)

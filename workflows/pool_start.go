@@ -58,9 +58,12 @@ func (p *poolRun) startRunnersWith(ctx workflow.Context, runners []PoolRunner, c
 			Memo:     contract.RunnerMemo(spec.Namespace, r.Name, spec.Kind, spec.Name, spec.Scope.String()),
 			Keywords: runnerKeywords(spec, r.Name, publishedAtStart(in.Revision)), TaskTimeout: RunnerTaskTimeout,
 		}
-		if createFirst && in.Adopted == nil {
+		if createFirst && in.Adopted == nil && !in.Pod.JIT {
+			// As the runner would create it (podUntold: the latest revision).
+			// Not a JIT runner's: it registers as its pod turns Ready, which
+			// a workflow started after its pod may hear late.
 			pod := in.Pod
-			start.RunnerPod = &pod // as the runner would create it (podUntold: the latest revision)
+			start.RunnerPod = &pod
 		}
 		if in.Adopted != nil {
 			start.Memo["adoptedFrom"] = "ARC"

@@ -100,6 +100,7 @@ func newPoolTest(t *testing.T) *poolTest {
 				}
 				if st.RunnerPod != nil {
 					require.Equal(t, in.Pod, *st.RunnerPod, "the pod its runner would create")
+					require.False(t, in.Pod.JIT, "a JIT runner creates its own pod")
 				}
 				pt.created = append(pt.created, createdRunner{in.Pod.Name, in.Pod.TemplateHash, pt.env.Now().Sub(pt.start), in.RegistrationOnly,
 					in.Pod.VolumeSlot, in.PatientRegistration, in.StartsTold, in.PoolWakes, in.Revision, st.RunnerPod != nil})
