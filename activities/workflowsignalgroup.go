@@ -45,7 +45,7 @@ type signalGroup struct {
 // of the group's arguments. A workflow that is gone is no error, as for
 // SignalWorkflow, and the receiver must take a repeat calmly.
 func (w *Workflows) SignalWorkflowGrouped(ctx context.Context, s GroupedSignal) error {
-	if !w.GroupSignals {
+	if !w.GroupSignals || (w.CanGroupSignals != nil && !w.CanGroupSignals(ctx)) {
 		return w.SignalWorkflow(ctx, WorkflowSignal{WorkflowID: s.WorkflowID, Name: s.Name, Arg: s.Arg})
 	}
 	window := w.SignalGroupWindow

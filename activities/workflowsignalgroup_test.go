@@ -97,13 +97,15 @@ func TestAGroupedSignalsErrorReachesEachCall(t *testing.T) {
 	}
 }
 
-// With grouping off (the default until every worker replica reads grouped
-// ends), each end goes alone under its own name, as older pools read it.
+// With grouping off, or while a worker replica that does not read grouped
+// ends lives, each end goes alone under its own name, as older pools read it.
 func TestAnUngroupedSignalGoesAloneUnderItsOwnName(t *testing.T) {
 	temporal := mocks.NewClient(t)
-	temporal.On("SignalWorkflow", mock.Anything, "pool/ci/a", "", "runner-done", json.RawMessage(`{"Name":"r1"}`)).Return(nil).Once()
-	w := &activities.Workflows{Client: temporal}
-	require.NoError(t, w.SignalWorkflowGrouped(context.Background(), activities.GroupedSignal{
-		WorkflowID: "pool/ci/a", Name: "runner-done", GroupName: "runners-done", Arg: json.RawMessage(`{"Name":"r1"}`),
-	}))
+	temporal.On("SignalWorkflow", mock.Anything, "pool/ci/a", "", "runner-done", json.RawMessage(`{"Name":"r1"}`)).Return(nil).Twice()
+	olderReplicaLives := func(context.Context) bool { return false }
+	for _, w := range []*activities.Workflows{{Client: temporal}, {Client: temporal, GroupSignals: true, CanGroupSignals: olderReplicaLives}} {
+		require.NoError(t, w.SignalWorkflowGrouped(context.Background(), activities.GroupedSignal{
+			WorkflowID: "pool/ci/a", Name: "runner-done", GroupName: "runners-done", Arg: json.RawMessage(`{"Name":"r1"}`),
+		}))
+	}
 }

@@ -19,8 +19,11 @@ import (
 // runner's start is a write to its own history alone, and they go out together.
 type Workflows struct {
 	Client client.Client
-	// GroupSignals groups SignalWorkflowGrouped's calls; off, each goes alone.
-	GroupSignals bool
+	// GroupSignals groups SignalWorkflowGrouped's calls while
+	// CanGroupSignals (nil: always) says every worker replica reads grouped
+	// signals; otherwise each goes alone.
+	GroupSignals    bool
+	CanGroupSignals func(context.Context) bool
 	// SignalGroupWindow is how long a grouped signal waits for others
 	// (signalGroupWindow when zero).
 	SignalGroupWindow time.Duration

@@ -48,9 +48,10 @@ type Settings struct {
 	// GroupRunnerEnds groups the ends of runners that end together into one
 	// signal to their pool (activities.Workflows.GroupSignals).
 	GroupRunnerEnds bool
-	// Revisions, when set, says whether every replica runs the runners a
-	// pool's start creates (RunnerRevisionCreatedByStart); nil: a worker
-	// with no other replicas, which does.
+	// Revisions, when set, says whether every replica reads grouped ends and
+	// runs the runners a pool's start creates (RunnerRevisionGroupedDone,
+	// RunnerRevisionCreatedByStart); nil: a worker with no other replicas,
+	// which does.
 	Revisions *WorkerRevisions
 }
 
@@ -67,6 +68,8 @@ func New(c client.Client, kube *activities.Kubernetes, gh *activities.GitHub, se
 	}
 	if r := settings.Revisions; r != nil {
 		temporal.CanCreateRunners = func(ctx context.Context) bool { return r.AllRun(ctx, workflows.RunnerRevisionCreatedByStart) }
+		// The release of RunnerRevisionGroupedDone reads runners-done.
+		temporal.CanGroupSignals = func(ctx context.Context) bool { return r.AllRun(ctx, workflows.RunnerRevisionGroupedDone) }
 	}
 	// Both queues run every workflow type: workflows started before the
 	// control queue stay on the main one until they continue as new.

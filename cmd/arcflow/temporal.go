@@ -36,8 +36,15 @@ func addTemporalFlags(fs *flag.FlagSet) *temporalFlags {
 	return t
 }
 
-func envBool(name string) bool {
-	v, _ := strconv.ParseBool(os.Getenv(name))
+func envBool(name string) bool { return envBoolOr(name, false) }
+
+// envBoolOr is the boolean in an environment variable, or def when it is
+// unset or not a boolean.
+func envBoolOr(name string, def bool) bool {
+	v, err := strconv.ParseBool(os.Getenv(name))
+	if err != nil {
+		return def
+	}
 	return v
 }
 

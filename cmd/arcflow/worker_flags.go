@@ -61,8 +61,8 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.DurationVar(&w.poolStatusInterval, "pool-status-interval",
 		envDuration("ARCFLOW_POOL_STATUS_INTERVAL", workflows.DefaultPoolStatusInterval),
 		"how often at most a RunnerDeployment's or RunnerSet's status is written when only its replica counts changed; failures and taken-over runners are written at once (env ARCFLOW_POOL_STATUS_INTERVAL)")
-	fs.BoolVar(&w.groupRunnerEnds, "group-runner-ends", envBool("ARCFLOW_GROUP_RUNNER_ENDS"),
-		"send the ends of runners that end within 100 ms of each other to their pool as one signal (one Temporal action instead of one a runner); turn it on once every worker replica runs this release or later: older ones do not read the grouped signal (env ARCFLOW_GROUP_RUNNER_ENDS)")
+	fs.BoolVar(&w.groupRunnerEnds, "group-runner-ends", envBoolOr("ARCFLOW_GROUP_RUNNER_ENDS", true),
+		"send the ends of runners that end within 100 ms of each other to their pool as one signal (one Temporal action instead of one a runner), once every live worker replica's liveness Lease says it reads such signals: while older replicas live, each end goes alone (env ARCFLOW_GROUP_RUNNER_ENDS)")
 	fs.DurationVar(&w.workflowCheckPeriod, "workflow-check-period",
 		envDuration("ARCFLOW_WORKFLOW_CHECK_PERIOD", worker.DefaultWorkflowCheckPeriod),
 		"how often the leader starts again the pool and autoscaler workflows Temporal no longer runs (its store lost or replaced); the pools take over their runners (0 disables it)")

@@ -150,8 +150,6 @@ func Start(ctx context.Context, cfg Config) (*World, error) {
 		"KUBECONFIG=" + cfg.Stack.Kubeconfig, "TEMPORAL_ADDRESS=" + cfg.Stack.TemporalAddress,
 		"GITHUB_TOKEN=ghp_simulated", "GITHUB_URL=" + gh.URL, "POD_NAMESPACE=" + cfg.Namespace,
 		"GITHUB_WEBHOOK_SECRET_TOKEN=" + WebhookSecret, "ARCFLOW_LEASE_DURATION=4s",
-		// A simulated world runs one release throughout.
-		"ARCFLOW_GROUP_RUNNER_ENDS=true",
 	}
 	if cfg.TemporalNamespace != "" {
 		env = append(env, "TEMPORAL_NAMESPACE="+cfg.TemporalNamespace)

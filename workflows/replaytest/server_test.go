@@ -109,7 +109,7 @@ func startServer(ctx context.Context, dynamicConfig map[string]string) (*server,
 		// Not a fake: it starts the pool's runner workflows on this server,
 		// where they run with the fakes above, and creates their pods first
 		// as arcflow's worker does.
-		w.RegisterActivity(&activities.Workflows{Client: c, GroupSignals: true, // as --group-runner-ends
+		w.RegisterActivity(&activities.Workflows{Client: c, GroupSignals: true, // as --group-runner-ends does
 			CreateRunner: kube.EnsureRunnerPod})
 		w.RegisterActivity(sets)
 		queues = append(queues, w)
