@@ -167,7 +167,6 @@ func (w *PodWatcher) work(ctx context.Context) {
 			// The workflow is usually a moment away: a tenth of the pod's
 			// age, between 10 ms and 1 s.
 			w.queue.AddAfter(item, min(max(time.Since(item.created)/10, 10*time.Millisecond), time.Second))
-
 		default:
 			w.log.Warn("pod signal failed; retrying", "runner", item.name, "namespace", item.namespace, "error", err)
 			w.queue.AddRateLimited(item)

@@ -107,8 +107,6 @@ func (p *poolRun) markFinishing(ctx workflow.Context, names []string) {
 	}
 }
 
-// onDone forgets a runner that ended. A repeat for a runner already forgotten
-// changes nothing: a runner's signal may come twice (see notifyPool).
 // onDones takes runners' ends grouped into one signal (SignalRunnersDone)
 // as it takes each alone.
 func (p *poolRun) onDones(ctx workflow.Context, ds []RunnerDone) {
@@ -117,6 +115,8 @@ func (p *poolRun) onDones(ctx workflow.Context, ds []RunnerDone) {
 	}
 }
 
+// onDone forgets a runner that ended. A repeat for a runner already forgotten
+// changes nothing: a runner's signal may come twice (see notifyPool).
 func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 	kept := p.state.Runners[:0]
 	finishing, registeredByJob := false, false
