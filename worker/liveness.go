@@ -39,6 +39,15 @@ type Liveness struct {
 	Log      *slog.Logger
 }
 
+// leaseExpiry is when a liveness Lease expires unless renewed; false when the
+// Lease does not say.
+func leaseExpiry(s coordinationv1.LeaseSpec) (time.Time, bool) {
+	if s.RenewTime == nil || s.LeaseDurationSeconds == nil {
+		return time.Time{}, false
+	}
+	return s.RenewTime.Add(time.Duration(*s.LeaseDurationSeconds) * time.Second), true
+}
+
 // livenessLeaseName is a worker's Lease: its identity is hashed, as it holds
 // characters a name may not.
 func livenessLeaseName(identity string) string {

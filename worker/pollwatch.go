@@ -59,12 +59,9 @@ func (p *PollWatch) check(ctx context.Context) error {
 	now := time.Now()
 	dead := map[string]string{} // identity -> lease name
 	for _, l := range leases.Items {
-		s := l.Spec
-		if s.HolderIdentity == nil || s.RenewTime == nil || s.LeaseDurationSeconds == nil {
-			continue
-		}
-		if now.After(s.RenewTime.Add(time.Duration(*s.LeaseDurationSeconds) * time.Second)) {
-			dead[*s.HolderIdentity] = l.Name
+		expiry, known := leaseExpiry(l.Spec)
+		if known && l.Spec.HolderIdentity != nil && now.After(expiry) {
+			dead[*l.Spec.HolderIdentity] = l.Name
 		}
 	}
 	if len(dead) == 0 {

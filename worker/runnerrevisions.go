@@ -36,20 +36,24 @@ type WorkerRevisions struct {
 
 	mu        sync.Mutex
 	checkedAt time.Time
-	lowest    int // the lowest revision a live replica runs; -1: one says none
+	lowest    int // the lowest revision a live replica runs; noRevision: one says none
 }
+
+// noRevision is the revision of a replica whose Lease names none (an older
+// release's), or of the replicas when their Leases cannot be read.
+const noRevision = -1
 
 // AllRun reports whether every live replica runs revision. A Lease that
 // says no revision is an older release's; one that expired is a replica
-// gone. Listing them fails safe: false.
+// gone. Listing them fails safe, until the next check: false.
 func (r *WorkerRevisions) AllRun(ctx context.Context, revision int) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if time.Since(r.checkedAt) >= revisionsCheckEvery {
 		lowest, err := r.lowestLive(ctx, time.Now())
 		if err != nil {
-			r.Log.Warn("cannot read the worker replicas' revisions; runners create their own pods", "error", err)
-			return false
+			r.Log.Warn("cannot read the worker replicas' revisions; starts create no pods and runners' ends go alone", "error", err)
+			lowest = noRevision
 		}
 		r.lowest, r.checkedAt = lowest, time.Now()
 	}
@@ -57,20 +61,18 @@ func (r *WorkerRevisions) AllRun(ctx context.Context, revision int) bool {
 }
 
 func (r *WorkerRevisions) lowestLive(ctx context.Context, now time.Time) (int, error) {
-	leases, err := r.Kube.CoordinationV1().Leases(r.Namespace).List(ctx, metav1.ListOptions{LabelSelector: LabelWorkerLiveness})
+	leases, err := r.Kube.CoordinationV1().Leases(r.Namespace).List(ctx, metav1.ListOptions{LabelSelector: LabelWorkerLiveness + "=true"})
 	if err != nil {
 		return 0, fmt.Errorf("list worker liveness leases in %s: %w", r.Namespace, err)
 	}
 	lowest := int(^uint(0) >> 1)
 	for _, l := range leases.Items {
-		s := l.Spec
-		if s.RenewTime == nil || s.LeaseDurationSeconds == nil ||
-			!now.Before(s.RenewTime.Add(time.Duration(*s.LeaseDurationSeconds)*time.Second)) {
+		if expiry, known := leaseExpiry(l.Spec); !known || !now.Before(expiry) {
 			continue
 		}
 		revision, err := strconv.Atoi(l.Annotations[AnnotationRunnerRevision])
 		if err != nil {
-			revision = -1 // an older release's replica
+			revision = noRevision // an older release's replica
 		}
 		lowest = min(lowest, revision)
 	}
