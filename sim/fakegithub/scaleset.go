@@ -2,12 +2,15 @@ package fakegithub
 
 import (
 	"strings"
+	"sync"
 	"time"
 )
 
 // The fake Actions service: runner scale sets, their sessions and message
-// queues, as a scale-set listener sees them. Its base URL (what
-// runner-registration hands out) is URL + "actions-service/".
+// queues, as a scale-set listener sees them, in the real service's forms
+// (full typeNames, ActivityId and X-GitHub-Request-Id headers, the queue URL
+// with the session in its query), so a client that misreads them fails here.
+// Its base URL (what runner-registration hands out) is URL + "actions-service/".
 
 // ActionsOptions are the Actions service's timings; zero fields keep the
 // defaults.
@@ -62,6 +65,11 @@ type actionsService struct {
 	faults  actionsFaults
 	// staleStatistics freezes the statistics a message reports.
 	staleStatistics *ScaleSetStatistics
+	// userAgentsMu guards the User-Agents seen: they are recorded before a
+	// handler runs, without s.mu.
+	userAgentsMu  sync.Mutex
+	userAgents    []string
+	lastUserAgent string
 }
 
 // actionsFaults are the service's misbehaviours a test asks for.
@@ -71,6 +79,7 @@ type actionsFaults struct {
 	tooManyRequests      int // queue polls answer 429 with Retry-After
 	retryAfter           time.Duration
 	emptyOKs             int  // queue polls answer 200 with no body
+	emptyQueueURLs       int  // session creates answer with no messageQueueUrl
 	bom                  bool // every JSON body starts with a UTF-8 BOM
 	// deletesHeld, while open, holds every message delete until it closes.
 	deletesHeld chan struct{}
@@ -90,17 +99,22 @@ type scaleSet struct {
 	pending  []setJobMessage
 	// maxCapacity is the last X-ScaleSetMaxCapacity a poll sent (-1: none yet).
 	maxCapacity int
+	// acquirableNotFound makes acquirablejobs answer 404 (AcquirableJobsNotFound).
+	acquirableNotFound bool
 }
 
 type setSession struct {
 	ID, Owner, Token string
 	TokenExpires     time.Time
-	// LastSeen is the last poll or refresh; the session expires SessionTTL after.
-	LastSeen time.Time
+	// Expires is when the session stops holding the set: SessionTTL after its
+	// last poll or refresh, or what a test set (HoldSetBy, ExpireSession).
+	Expires time.Time
 }
 
 type setMessage struct {
-	ID   int64
+	ID int64
+	// Type is the envelope's messageType; empty is RunnerScaleSetJobMessages.
+	Type string
 	Body string
 	// Statistics are those of the moment the message was made.
 	Statistics ScaleSetStatistics
@@ -146,15 +160,17 @@ type ScaleSetInfo struct {
 	Name          string
 	RunnerGroupID int64
 	Labels        []string
-	// Session is the live session's id and owner, empty without one.
+	// Session is the live session's id and owner, empty without one (an
+	// expired session holds the set no more).
 	Session, SessionOwner string
 	// Undeleted counts the messages the listener has not deleted.
 	Undeleted int
 }
 
-func (set *scaleSet) info() ScaleSetInfo {
+// info is the set as a test sees it. Callers hold s.mu.
+func (s *Server) info(set *scaleSet) ScaleSetInfo {
 	out := ScaleSetInfo{ID: set.ID, Name: set.Name, RunnerGroupID: set.RunnerGroupID, Labels: set.Labels, Undeleted: len(set.messages)}
-	if set.session != nil {
+	if s.live(set) {
 		out.Session, out.SessionOwner = set.session.ID, set.session.Owner
 	}
 	return out

@@ -68,9 +68,9 @@ func (s *Server) SetBOM(on bool) {
 func (s *Server) FreezeStatistics(setID int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	set, ok := s.actions.sets[setID]
-	if !ok {
-		return fmt.Errorf("fake github: no scale set %d", setID)
+	set, err := s.setLocked(setID)
+	if err != nil {
+		return err
 	}
 	st := s.statistics(set)
 	s.actions.staleStatistics = &st
@@ -84,53 +84,76 @@ func (s *Server) ThawStatistics() {
 	s.actions.staleStatistics = nil
 }
 
-// DeleteScaleSet deletes a set as the service does to one offline for days:
-// its id answers 404 from then on, and a set made again gets a new id.
+// DeleteScaleSet deletes a set as the service does to one offline for days
+// (7; 1 for sets over a year old): its id answers 404
+// RunnerScaleSetNotFoundException from then on, its session and queue are
+// gone, and a set made again gets a new id.
 func (s *Server) DeleteScaleSet(id int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	set, ok := s.actions.sets[id]
-	if !ok {
-		return fmt.Errorf("fake github: no scale set %d", id)
+	set, err := s.setLocked(id)
+	if err != nil {
+		return err
 	}
 	s.dropSet(set)
 	return nil
 }
 
-// OpenStaleSession gives a set a session owned by someone else, as a listener
-// that died leaves one: creating a session answers 409 until it expires,
-// SessionTTL after now.
-func (s *Server) OpenStaleSession(setID int64, owner string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	set, ok := s.actions.sets[setID]
+// setLocked is the set of that id, or an error for the test. Callers hold s.mu.
+func (s *Server) setLocked(id int64) (*scaleSet, error) {
+	set, ok := s.actions.sets[id]
 	if !ok {
-		return fmt.Errorf("fake github: no scale set %d", setID)
+		return nil, fmt.Errorf("fake github: no scale set %d", id)
 	}
-	set.session = &setSession{ID: newToken()[5:37], Owner: owner, LastSeen: s.now()}
-	s.newSessionToken(set.session)
-	return nil
+	return set, nil
 }
 
-// ExpireSessionTokens makes every session's queue token expired, so the next
-// poll, delete or acquire answers 401 until the session is refreshed.
-func (s *Server) ExpireSessionTokens() {
+// SendForeignMessage puts a message of another messageType (empty:
+// "RunnerScaleSetJobMessagesV2") in the set's queue after those made so far,
+// as a newer service may send: a client must check the envelope's type, skip
+// the message and delete it. Its body is a JSON object, not the array of job
+// messages, so a client that decodes it as jobs fails. It returns its id.
+func (s *Server) SendForeignMessage(setID int64, messageType string) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, set := range s.actions.sets {
-		if set.session != nil {
-			set.session.TokenExpires = s.now()
-		}
+	set, err := s.setLocked(setID)
+	if err != nil {
+		return 0, err
 	}
+	if messageType == "" {
+		messageType = jobMessagesType + "V2"
+	}
+	for len(set.pending) > 0 {
+		s.flushPending(set)
+	}
+	s.actions.nextMessageID++
+	set.messages = append(set.messages, setMessage{ID: s.actions.nextMessageID, Type: messageType,
+		Body: `{"kind":"` + messageType + `","jobs":{}}`, Statistics: s.statistics(set)})
+	s.actions.wake()
+	return s.actions.nextMessageID, nil
+}
+
+// AcquirableJobsNotFound makes the set's acquirablejobs answer 404 (plain,
+// no typeName) while on, as a service without that endpoint would
+// (unverified which GHES versions lack it): a client must carry on without it.
+func (s *Server) AcquirableJobsNotFound(setID int64, on bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	set, err := s.setLocked(setID)
+	if err != nil {
+		return err
+	}
+	set.acquirableNotFound = on
+	return nil
 }
 
 // ScaleSetStatisticsOf are a set's statistics now.
 func (s *Server) ScaleSetStatisticsOf(setID int64) (ScaleSetStatistics, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	set, ok := s.actions.sets[setID]
-	if !ok {
-		return ScaleSetStatistics{}, fmt.Errorf("fake github: no scale set %d", setID)
+	set, err := s.setLocked(setID)
+	if err != nil {
+		return ScaleSetStatistics{}, err
 	}
 	return s.statistics(set), nil
 }

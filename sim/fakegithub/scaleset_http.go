@@ -33,8 +33,8 @@ func (s *Server) actionsRoutes() {
 	s.mux.HandleFunc("GET "+p+agentsPath, s.withAdmin(s.findAgent))
 	s.mux.HandleFunc("GET "+p+agentsPath+"/{id}", s.withAdmin(s.getAgent))
 	s.mux.HandleFunc("DELETE "+p+agentsPath+"/{id}", s.withAdmin(s.deleteAgent))
-	s.mux.HandleFunc("GET "+p+"_queue/{sid}", s.pollMessage)
-	s.mux.HandleFunc("DELETE "+p+"_queue/{sid}/{mid}", s.deleteMessage)
+	s.mux.HandleFunc("GET "+p+setsPath+"/{id}/messages", s.pollMessage)
+	s.mux.HandleFunc("DELETE "+p+setsPath+"/{id}/messages/{mid}", s.deleteMessage)
 }
 
 // withAdmin runs h with s.mu held for a request with a live admin token.
@@ -59,27 +59,11 @@ func (s *Server) withSet(h func(http.ResponseWriter, *http.Request, *scaleSet)) 
 		id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
 		set, ok := s.actions.sets[id]
 		if !ok || set.Scope != scope {
-			s.writeActionsErrorLocked(w, http.StatusNotFound, "RunnerScaleSetNotFoundException", fmt.Sprintf("runner scale set %d not found", id))
+			s.writeActionsErrorLocked(w, http.StatusNotFound, excSetNotFound, fmt.Sprintf("runner scale set %d not found", id))
 			return
 		}
 		h(w, r, set)
 	})
-}
-
-// writeActionsErrorLocked answers with the Actions service's error shape,
-// which clients branch on by typeName; writeActionsJSONLocked writes a JSON
-// body, with a UTF-8 BOM in front when the test asked for one. Callers hold s.mu.
-func (s *Server) writeActionsErrorLocked(w http.ResponseWriter, status int, typeName, message string) {
-	s.writeActionsJSONLocked(w, status, map[string]string{"typeName": typeName, "message": message})
-}
-
-func (s *Server) writeActionsJSONLocked(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	if s.actions.faults.bom {
-		_, _ = w.Write([]byte("\xef\xbb\xbf"))
-	}
-	_ = json.NewEncoder(w).Encode(v)
 }
 
 func (s *Server) listSetGroups(w http.ResponseWriter, r *http.Request, scope string) {
@@ -136,12 +120,12 @@ func (s *Server) createScaleSet(w http.ResponseWriter, r *http.Request, scope st
 		} `json:"RunnerSetting"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Name == "" || req.RunnerGroupID == 0 {
-		s.writeActionsErrorLocked(w, http.StatusBadRequest, "ArgumentException", "name and runnerGroupId are required")
+		s.writeActionsErrorLocked(w, http.StatusBadRequest, excArgument, "name and runnerGroupId are required")
 		return
 	}
 	for _, set := range s.actions.sets {
 		if set.Scope == scope && set.RunnerGroupID == req.RunnerGroupID && set.Name == req.Name {
-			s.writeActionsErrorLocked(w, http.StatusBadRequest, "RunnerScaleSetExistsException", "a runner scale set named "+req.Name+" exists in the group")
+			s.writeActionsErrorLocked(w, http.StatusBadRequest, excSetExists, "a runner scale set named "+req.Name+" exists in the group")
 			return
 		}
 	}
@@ -163,7 +147,7 @@ func (s *Server) getScaleSet(w http.ResponseWriter, _ *http.Request, set *scaleS
 func (s *Server) deleteScaleSet(w http.ResponseWriter, _ *http.Request, set *scaleSet) {
 	for _, rn := range s.runners {
 		if rn.ScaleSetID == set.ID && rn.Busy {
-			s.writeActionsErrorLocked(w, http.StatusBadRequest, "JobStillRunningException", "a runner of the set runs a job")
+			s.writeActionsErrorLocked(w, http.StatusBadRequest, excJobStillRunning, "a runner of the set runs a job")
 			return
 		}
 	}
@@ -179,12 +163,12 @@ func (s *Server) setJITConfig(w http.ResponseWriter, r *http.Request, set *scale
 		WorkFolder string `json:"workFolder"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Name == "" {
-		s.writeActionsErrorLocked(w, http.StatusBadRequest, "ArgumentException", "name is required")
+		s.writeActionsErrorLocked(w, http.StatusBadRequest, excArgument, "name is required")
 		return
 	}
 	for _, rn := range s.runners {
 		if rn.Scope == set.Scope && rn.Name == req.Name {
-			s.writeActionsErrorLocked(w, http.StatusConflict, "AgentExistsException", "an agent named "+req.Name+" exists")
+			s.writeActionsErrorLocked(w, http.StatusConflict, excAgentExists, "an agent named "+req.Name+" exists")
 			return
 		}
 	}
@@ -223,7 +207,7 @@ func (s *Server) getAgent(w http.ResponseWriter, r *http.Request, scope string) 
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	rn, ok := s.runners[id]
 	if !ok || rn.Scope != scope {
-		s.writeActionsErrorLocked(w, http.StatusNotFound, "AgentNotFoundException", fmt.Sprintf("agent %d not found", id))
+		s.writeActionsErrorLocked(w, http.StatusNotFound, excAgentNotFound, fmt.Sprintf("agent %d not found", id))
 		return
 	}
 	s.writeActionsJSONLocked(w, http.StatusOK, rn.agentJSON())
@@ -236,7 +220,7 @@ func (s *Server) deleteAgent(w http.ResponseWriter, r *http.Request, scope strin
 	rn, ok := s.runners[id]
 	switch {
 	case ok && rn.Scope == scope && rn.Busy:
-		s.writeActionsErrorLocked(w, http.StatusBadRequest, "JobStillRunningException", "agent "+rn.Name+" is running a job")
+		s.writeActionsErrorLocked(w, http.StatusBadRequest, excJobStillRunning, "agent "+rn.Name+" is running a job")
 	case ok && rn.Scope == scope:
 		delete(s.runners, id)
 		w.WriteHeader(http.StatusNoContent)
@@ -264,7 +248,7 @@ func (s *Server) ScaleSets() []ScaleSetInfo {
 	defer s.mu.Unlock()
 	out := make([]ScaleSetInfo, 0, len(s.actions.sets))
 	for _, set := range s.actions.sets {
-		out = append(out, set.info())
+		out = append(out, s.info(set))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out

@@ -12,96 +12,51 @@ import (
 // maxJobMessages is how many job messages the service puts in one message.
 const maxJobMessages = 50
 
-func (s *Server) sessionJSON(set *scaleSet) map[string]any {
-	sess := set.session
-	return map[string]any{
-		"sessionId": sess.ID, "ownerName": sess.Owner,
-		"messageQueueUrl":         strings.TrimSuffix(s.URL, "/") + actionsServicePrefix + "_queue/" + sess.ID,
-		"messageQueueAccessToken": sess.Token,
-		"statistics":              s.statistics(set),
-		"runnerScaleSet":          set.json(),
-	}
-}
+// jobMessagesType is the messageType of the envelope of job messages.
+const jobMessagesType = "RunnerScaleSetJobMessages"
 
-// live reports whether the set's session holds it now. Callers hold s.mu.
-func (s *Server) live(set *scaleSet) bool {
-	return set.session != nil && s.now().Before(set.session.LastSeen.Add(s.actions.opts.SessionTTL))
-}
-
-func (s *Server) createSession(w http.ResponseWriter, r *http.Request, set *scaleSet) {
-	var req struct {
-		OwnerName string `json:"ownerName"`
-	}
-	_ = json.NewDecoder(r.Body).Decode(&req)
-	if s.live(set) {
-		s.writeActionsErrorLocked(w, http.StatusConflict, "RunnerScaleSetSessionConflictException",
-			fmt.Sprintf("runner scale set %s already has an active session for owner %s", set.Name, set.session.Owner))
-		return
-	}
-	set.session = &setSession{ID: newToken()[5:37], Owner: req.OwnerName, LastSeen: s.now()}
-	s.newSessionToken(set.session)
-	s.writeActionsJSONLocked(w, http.StatusOK, s.sessionJSON(set))
-}
-
-func (s *Server) newSessionToken(sess *setSession) {
-	sess.TokenExpires = s.now().Add(s.actions.opts.SessionTokenTTL)
-	sess.Token = fakeJWT(sess.TokenExpires)
-}
-
-// sessionOf is the set's live session of that id, if there is one. Callers
-// hold s.mu.
-func (s *Server) sessionOf(set *scaleSet, id string) (*setSession, bool) {
-	if !s.live(set) || set.session.ID != id {
-		return nil, false
-	}
-	return set.session, true
-}
-
-func (s *Server) refreshSession(w http.ResponseWriter, r *http.Request, set *scaleSet) {
-	sess, ok := s.sessionOf(set, r.PathValue("sid"))
-	if !ok {
-		s.writeActionsErrorLocked(w, http.StatusNotFound, "RunnerScaleSetSessionNotFoundException", "session not found")
-		return
-	}
-	sess.LastSeen = s.now()
-	s.newSessionToken(sess)
-	s.writeActionsJSONLocked(w, http.StatusOK, s.sessionJSON(set))
-}
-
-func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, set *scaleSet) {
-	if set.session != nil && set.session.ID == r.PathValue("sid") {
-		set.session = nil
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
-// sessionByToken finds the set and live session a queue request is for, by
-// the session id in the path and the token it carries. Callers hold s.mu.
-func (s *Server) sessionByToken(r *http.Request) (*scaleSet, *setSession, int) {
-	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	sid := r.PathValue("sid")
-	for _, set := range s.actions.sets {
-		if sess, ok := s.sessionOf(set, sid); ok {
-			if sess.Token != token || !s.now().Before(sess.TokenExpires) {
-				return nil, nil, http.StatusUnauthorized
-			}
-			sess.LastSeen = s.now()
-			return set, sess, 0
+// queueSession finds the set and live session a queue request (GET or
+// DELETE on messageQueueUrl) is for, or answers for it: 400 when the query
+// carries more than the service put in the URL and lastMessageId (a client
+// that adds api-version to it, say), 404 when the session expired or was
+// evicted, 401 when the session token is wrong or expired. Callers hold s.mu.
+func (s *Server) queueSession(w http.ResponseWriter, r *http.Request) (*scaleSet, *setSession, bool) {
+	query := r.URL.Query()
+	for key := range query {
+		if key != "sessionId" && key != "lastMessageId" {
+			s.writeActionsErrorLocked(w, http.StatusBadRequest, excArgument,
+				fmt.Sprintf("The message queue URL takes no parameter %q: use it as the session gave it.", key))
+			return nil, nil, false
 		}
 	}
-	return nil, nil, http.StatusNotFound
+	sid := query.Get("sessionId")
+	if sid == "" {
+		s.writeActionsErrorLocked(w, http.StatusBadRequest, excArgument, "sessionId is required.")
+		return nil, nil, false
+	}
+	setID, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	set, ok := s.actions.sets[setID]
+	var sess *setSession
+	if ok {
+		sess, ok = s.sessionOf(set, sid)
+	}
+	if !ok {
+		s.writeActionsErrorLocked(w, http.StatusNotFound, excSessionNotFound, "No session found with id "+sid)
+		return nil, nil, false
+	}
+	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if sess.Token != token || !s.now().Before(sess.TokenExpires) {
+		w.WriteHeader(http.StatusUnauthorized)
+		return nil, nil, false
+	}
+	s.touch(sess)
+	return set, sess, true
 }
 
 // nextMessage is the message a poll with lastMessageId last gets: job events
 // not yet sent become a new message first. Callers hold s.mu.
 func (s *Server) nextMessage(set *scaleSet, last int64) (setMessage, bool) {
-	if len(set.pending) > 0 {
-		n := min(len(set.pending), maxJobMessages)
-		body, _ := json.Marshal(set.pending[:n])
-		set.pending = set.pending[n:]
-		s.actions.nextMessageID++
-		set.messages = append(set.messages, setMessage{ID: s.actions.nextMessageID, Body: string(body), Statistics: s.statistics(set)})
-	}
+	s.flushPending(set)
 	for _, m := range set.messages {
 		if m.ID > last {
 			return m, true
@@ -110,19 +65,28 @@ func (s *Server) nextMessage(set *scaleSet, last int64) (setMessage, bool) {
 	return setMessage{}, false
 }
 
-// pollMessage is the long poll: the next message, or 202 after PollHold.
+// flushPending puts the job events not yet sent into a new message, at most
+// maxJobMessages of them. Callers hold s.mu.
+func (s *Server) flushPending(set *scaleSet) {
+	if len(set.pending) == 0 {
+		return
+	}
+	n := min(len(set.pending), maxJobMessages)
+	body, _ := json.Marshal(set.pending[:n])
+	set.pending = set.pending[n:]
+	s.actions.nextMessageID++
+	set.messages = append(set.messages, setMessage{ID: s.actions.nextMessageID, Body: string(body), Statistics: s.statistics(set)})
+}
+
+// pollMessage is the long poll: the next message, or 202 after PollHold. A
+// session that ends while the poll waits gets 404, as a new poll would.
 func (s *Server) pollMessage(w http.ResponseWriter, r *http.Request) {
 	last, _ := strconv.ParseInt(r.URL.Query().Get("lastMessageId"), 10, 64)
 	capacity, capErr := strconv.Atoi(r.Header.Get("X-ScaleSetMaxCapacity"))
 	s.mu.Lock()
-	if s.queueFault(w) {
+	set, sess, ok := s.queueSession(w, r)
+	if !ok || s.queueFault(w) {
 		s.mu.Unlock()
-		return
-	}
-	set, _, status := s.sessionByToken(r)
-	if status != 0 {
-		s.mu.Unlock()
-		w.WriteHeader(status)
 		return
 	}
 	if capErr == nil && capacity >= 0 && capacity != set.maxCapacity {
@@ -131,13 +95,17 @@ func (s *Server) pollMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	deadline := time.After(s.actions.opts.PollHold)
 	for {
-		if _, alive := s.actions.sets[set.ID]; !alive {
+		if _, held := s.sessionOf(set, sess.ID); !held || s.actions.sets[set.ID] != set {
+			s.writeActionsErrorLocked(w, http.StatusNotFound, excSessionNotFound, "No session found with id "+sess.ID)
 			s.mu.Unlock()
-			w.WriteHeader(http.StatusNotFound)
 			return
 		}
 		if m, ok := s.nextMessage(set, last); ok {
-			body := map[string]any{"messageId": m.ID, "messageType": "RunnerScaleSetJobMessages", "body": m.Body, "statistics": m.Statistics}
+			kind := m.Type
+			if kind == "" {
+				kind = jobMessagesType
+			}
+			body := map[string]any{"messageId": m.ID, "messageType": kind, "body": m.Body, "statistics": m.Statistics}
 			s.writeActionsJSONLocked(w, http.StatusOK, body)
 			s.mu.Unlock()
 			return
@@ -176,6 +144,8 @@ func (s *Server) queueFault(w http.ResponseWriter) bool {
 	return true
 }
 
+// deleteMessage acknowledges a message: 204, or 404 when the id is not (or
+// no more) in the queue, as on a second delete of the same message.
 func (s *Server) deleteMessage(w http.ResponseWriter, r *http.Request) {
 	id, _ := strconv.ParseInt(r.PathValue("mid"), 10, 64)
 	s.mu.Lock()
@@ -189,19 +159,18 @@ func (s *Server) deleteMessage(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 	}
 	defer s.mu.Unlock()
-	set, _, status := s.sessionByToken(r)
-	if status != 0 {
-		w.WriteHeader(status)
+	set, _, ok := s.queueSession(w, r)
+	if !ok {
 		return
 	}
-	kept := set.messages[:0]
-	for _, m := range set.messages {
-		if m.ID != id {
-			kept = append(kept, m)
+	for i, m := range set.messages {
+		if m.ID == id {
+			set.messages = append(set.messages[:i], set.messages[i+1:]...)
+			w.WriteHeader(http.StatusNoContent)
+			return
 		}
 	}
-	set.messages = kept
-	w.WriteHeader(http.StatusNoContent)
+	http.Error(w, fmt.Sprintf("message %d is not in the queue", id), http.StatusNotFound)
 }
 
 // acquireJobs answers GHES's acquire: the listed request ids still available
@@ -219,7 +188,7 @@ func (s *Server) acquireJobs(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	set, ok := s.actions.sets[setID]
 	if !ok {
-		s.writeActionsErrorLocked(w, http.StatusNotFound, "RunnerScaleSetNotFoundException", fmt.Sprintf("runner scale set %d not found", setID))
+		s.writeActionsErrorLocked(w, http.StatusNotFound, excSetNotFound, fmt.Sprintf("runner scale set %d not found", setID))
 		return
 	}
 	if !s.live(set) || set.session.Token != token || !s.now().Before(set.session.TokenExpires) {
@@ -246,7 +215,11 @@ func (s *Server) acquireJobs(w http.ResponseWriter, r *http.Request) {
 
 // acquirableJobs lists the jobs announced to the set and not yet acquired;
 // 204 when there are none.
-func (s *Server) acquirableJobs(w http.ResponseWriter, _ *http.Request, set *scaleSet) {
+func (s *Server) acquirableJobs(w http.ResponseWriter, r *http.Request, set *scaleSet) {
+	if set.acquirableNotFound {
+		http.NotFound(w, r)
+		return
+	}
 	var found []setJobMessage
 	for _, j := range s.sortedJobs() {
 		if j.set.WantsSet == set.ID && j.set.ScaleSetID == 0 && j.set.Announced && j.Status == "queued" {

@@ -117,7 +117,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.URL.Path = rest
 	}
 	if r.URL.Path == "/actions/runner-registration" || strings.HasPrefix(r.URL.Path, actionsServicePrefix) {
-		// The Actions service has its own credentials and faults.
+		// The Actions service has its own credentials, faults and headers.
+		s.stampActionsResponse(w, r)
 		rec := &statusRecorder{ResponseWriter: w, onHeader: func(status int) { s.record(r, path, status) }}
 		s.mux.ServeHTTP(rec, r)
 		return
