@@ -74,8 +74,10 @@ func (s *ScaleSets) EnsureScaleSet(ctx context.Context, in calls.EnsureScaleSetI
 }
 
 // OpenScaleSetSession refreshes the session the workflow holds, or creates
-// one. A conflict and a deleted set are outcomes, not errors: the workflow
-// waits on a timer, or finds the set again.
+// one, deleting first the session the workflow lost. A conflict and a deleted
+// set are outcomes, not errors: the workflow waits on a timer, or finds the
+// set again. A session the service opened without a queue was deleted by the
+// client; the error makes the activity try again.
 func (s *ScaleSets) OpenScaleSetSession(ctx context.Context, in calls.OpenScaleSetSessionInput) (calls.OpenScaleSetSessionOutput, error) {
 	c, err := s.client(ctx, in.Set.Scope)
 	if err != nil {
@@ -88,20 +90,41 @@ func (s *ScaleSets) OpenScaleSetSession(ctx context.Context, in calls.OpenScaleS
 			return calls.OpenScaleSetSessionOutput{SessionID: sess.ID, Statistics: statisticsOf(sess.Statistics)}, nil
 		case errors.Is(err, scaleset.ErrScaleSetNotFound):
 			return calls.OpenScaleSetSessionOutput{SetGone: true}, nil
-		case !errors.Is(err, scaleset.ErrSessionNotFound):
+		case !sessionEnded(err):
 			return calls.OpenScaleSetSessionOutput{}, fmt.Errorf("refresh the session of scale set %d: %w", in.Set.ID, err)
+		}
+		in.Stale = in.SessionID
+	}
+	if in.Stale != "" {
+		err := c.DeleteSession(ctx, in.Set.Scope, in.Set.ID, in.Stale)
+		switch {
+		case errors.Is(err, scaleset.ErrScaleSetNotFound):
+			return calls.OpenScaleSetSessionOutput{SetGone: true}, nil
+		case err != nil && !sessionEnded(err):
+			return calls.OpenScaleSetSessionOutput{}, fmt.Errorf("delete the lost session of scale set %d: %w", in.Set.ID, err)
 		}
 	}
 	sess, err := c.CreateSession(ctx, in.Set.Scope, in.Set.ID, in.Owner)
+	var se *scaleset.ServiceError
 	switch {
 	case err == nil:
 		return calls.OpenScaleSetSessionOutput{SessionID: sess.ID, Statistics: statisticsOf(sess.Statistics)}, nil
 	case errors.Is(err, scaleset.ErrSessionConflict):
-		return calls.OpenScaleSetSessionOutput{Conflict: true}, nil
+		out := calls.OpenScaleSetSessionOutput{Conflict: true}
+		if errors.As(err, &se) {
+			out.Holder = se.Message
+		}
+		return out, nil
 	case errors.Is(err, scaleset.ErrScaleSetNotFound):
 		return calls.OpenScaleSetSessionOutput{SetGone: true}, nil
 	}
 	return calls.OpenScaleSetSessionOutput{}, fmt.Errorf("open a session of scale set %d: %w", in.Set.ID, err)
+}
+
+// sessionEnded says whether err means the session is over: evicted (404) or
+// expired (400).
+func sessionEnded(err error) bool {
+	return errors.Is(err, scaleset.ErrSessionNotFound) || errors.Is(err, scaleset.ErrSessionExpired)
 }
 
 // CloseScaleSetSession deletes the session; a session already gone is closed.
@@ -111,7 +134,7 @@ func (s *ScaleSets) CloseScaleSetSession(ctx context.Context, in calls.CloseScal
 		return err
 	}
 	err = c.DeleteSession(ctx, in.Set.Scope, in.Set.ID, in.SessionID)
-	if err != nil && !errors.Is(err, scaleset.ErrScaleSetNotFound) && !errors.Is(err, scaleset.ErrSessionNotFound) {
+	if err != nil && !errors.Is(err, scaleset.ErrScaleSetNotFound) && !sessionEnded(err) {
 		return fmt.Errorf("close the session of scale set %d: %w", in.Set.ID, err)
 	}
 	return nil

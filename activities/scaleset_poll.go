@@ -41,11 +41,10 @@ func (s *ScaleSets) PollScaleSet(ctx context.Context, in calls.PollScaleSetInput
 		}
 	}
 	if in.AcquireListed {
+		// Never fatal: the jobs it would acquire are announced again, and the
+		// poll finds out by itself whether the session or the set is gone.
 		if err := s.acquireListed(ctx, c, in); err != nil {
-			if out, done := lostOrGone(err); done {
-				return out, nil
-			}
-			return calls.PollScaleSetOutput{}, err
+			activity.GetLogger(ctx).Warn("scale set's acquirable jobs not acquired; polling on", "scaleSet", setID, "error", err)
 		}
 	}
 	var out calls.PollScaleSetOutput
@@ -77,6 +76,17 @@ func (s *ScaleSets) PollScaleSet(ctx context.Context, in calls.PollScaleSetInput
 			out.EmptyPolls++
 			retry = s.retryBase()
 			continue
+		case msg.Type != scaleset.JobMessagesType:
+			// Not a message of jobs: nothing in it for the workflow. It is
+			// deleted here, or it would come back on every poll.
+			activity.GetLogger(ctx).Warn("scale set message of an unknown type deleted unread", "scaleSet", setID, "message", msg.ID, "type", msg.Type)
+			if err := c.DeleteMessage(ctx, scope, setID, session, msg.ID); err != nil {
+				if lost, done := lostOrGone(err); done {
+					return lost, nil
+				}
+				return out, fmt.Errorf("delete message %d of scale set %d: %w", msg.ID, setID, err)
+			}
+			continue
 		}
 		if err := s.acquireAvailable(ctx, c, in, msg); err != nil {
 			if lost, done := lostOrGone(err); done {
@@ -90,7 +100,10 @@ func (s *ScaleSets) PollScaleSet(ctx context.Context, in calls.PollScaleSetInput
 	return out, nil
 }
 
-// lostOrGone turns a lost session or a deleted set into the poll's outcome.
+// lostOrGone turns a lost session or a deleted set into the poll's outcome:
+// the set by its typeName; the session by its own, or by a 404 on its queue,
+// which is the session's (a 404 elsewhere, such as on a message already
+// deleted, loses nothing).
 func lostOrGone(err error) (calls.PollScaleSetOutput, bool) {
 	var se *scaleset.ServiceError
 	switch {
@@ -98,7 +111,7 @@ func lostOrGone(err error) (calls.PollScaleSetOutput, bool) {
 		return calls.PollScaleSetOutput{}, false
 	case errors.Is(err, scaleset.ErrScaleSetNotFound):
 		return calls.PollScaleSetOutput{SetGone: true}, true
-	case errors.Is(err, scaleset.ErrSessionNotFound), errors.As(err, &se) && se.Status == http.StatusNotFound:
+	case sessionEnded(err), errors.As(err, &se) && se.Status == http.StatusNotFound && se.Op == "get message":
 		return calls.PollScaleSetOutput{SessionLost: true}, true
 	}
 	return calls.PollScaleSetOutput{}, false

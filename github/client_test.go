@@ -223,12 +223,16 @@ func TestEnterpriseServerURLsGetAPIv3(t *testing.T) {
 		"https://api.ghes.example.com":     "https://api.ghes.example.com/",
 		"https://ghes.api.example.com/":    "https://ghes.api.example.com/",
 		"https://ghes.example.com/api/v3/": "https://ghes.example.com/api/v3/",
+		"https://octo.ghe.com":             "https://api.octo.ghe.com/",
+		"https://api.octo.ghe.com/":        "https://api.octo.ghe.com/",
 	} {
 		cfg := github.Config{Token: "x", EnterpriseURL: raw}
 		require.Equal(t, want, cfg.APIBaseURL(), raw)
 	}
 	require.Equal(t, "https://ghes.example.com/", github.Config{Token: "x", EnterpriseURL: "https://ghes.example.com"}.RunnerURL())
 	require.Equal(t, "https://github.com/", github.Config{Token: "x"}.RunnerURL())
+	require.Equal(t, "https://octo.ghe.com/", github.Config{Token: "x", EnterpriseURL: "https://octo.ghe.com"}.RunnerURL())
+	require.Equal(t, "https://octo.ghe.com/", github.Config{Token: "x", EnterpriseURL: "https://api.octo.ghe.com"}.RunnerURL())
 
 	// The client really talks to a GHES-shaped server under /api/v3/.
 	srv, err := fakegithub.New(fakegithub.Options{})

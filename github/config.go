@@ -74,7 +74,9 @@ func (c Config) Validate() error {
 }
 
 // APIBaseURL is where REST calls go. A GitHub Enterprise Server URL gets /api/v3/
-// unless its host already is an API host (api.* or *.api.*), as ARC does.
+// unless its host already is an API host (api.* or *.api.*), as ARC does; a
+// GitHub Enterprise Cloud with data residency (*.ghe.com) has its API at
+// api.<host>, as on github.com.
 func (c Config) APIBaseURL() string {
 	switch {
 	case c.EnterpriseURL != "":
@@ -92,7 +94,12 @@ func (c Config) RunnerURL() string {
 	case c.RunnerGitHubURL != "":
 		return withSlash(c.RunnerGitHubURL)
 	case c.EnterpriseURL != "":
-		return strings.TrimSuffix(withSlash(c.EnterpriseURL), "api/v3/")
+		web := strings.TrimSuffix(withSlash(c.EnterpriseURL), "api/v3/")
+		if u, err := url.Parse(web); err == nil && isGHEDotCom(u.Host) {
+			u.Host = strings.TrimPrefix(u.Host, "api.")
+			return u.String()
+		}
+		return web
 	}
 	return "https://github.com/"
 }
@@ -114,7 +121,17 @@ func enterpriseAPIURL(raw string) string {
 	if strings.HasPrefix(u.Host, "api.") || strings.Contains(u.Host, ".api.") || strings.HasSuffix(u.Path, "/api/v3/") {
 		return base
 	}
+	if isGHEDotCom(u.Host) {
+		return u.Scheme + "://api." + u.Host + "/"
+	}
 	return base + "api/v3/"
+}
+
+// isGHEDotCom says whether host is a GitHub Enterprise Cloud with data
+// residency, whose API is api.<host> (GitHub's own clients treat it as
+// github.com is treated).
+func isGHEDotCom(host string) bool {
+	return strings.HasSuffix(strings.ToLower(host), ".ghe.com")
 }
 
 func withSlash(s string) string {

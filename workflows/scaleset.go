@@ -125,7 +125,7 @@ func (l *listener) tellPool(ctx workflow.Context) {
 func (l *listener) openSession(ctx workflow.Context) {
 	s := &l.state
 	var out calls.OpenScaleSetSessionOutput
-	in := calls.OpenScaleSetSessionInput{Set: l.ref(), Owner: workflow.GetInfo(ctx).WorkflowExecution.ID}
+	in := calls.OpenScaleSetSessionInput{Set: l.ref(), Owner: workflow.GetInfo(ctx).WorkflowExecution.ID, Stale: s.LostSession}
 	if err := workflow.ExecuteActivity(scaleSetCallOptions(ctx), calls.OpenScaleSetSession, in).Get(ctx, &out); err != nil {
 		workflow.GetLogger(ctx).Error("scale set session not opened; trying again", "scaleSet", s.Spec.Name, "error", err)
 		l.pause(ctx, sessionConflictMaxWait)
@@ -137,12 +137,18 @@ func (l *listener) openSession(ctx workflow.Context) {
 	case out.Conflict:
 		wait := max(s.ConflictWait, sessionConflictFirstWait)
 		s.ConflictWait = min(2*wait, sessionConflictMaxWait)
-		workflow.GetLogger(ctx).Info("scale set has another session; waiting", "scaleSet", s.Spec.Name, "wait", wait)
+		s.LostSession = "" // deleted, or the service has no such session
+		workflow.GetLogger(ctx).Info("scale set has another session; waiting", "scaleSet", s.Spec.Name, "wait", wait, "holder", out.Holder)
+		s.HeldBy = out.Holder
+		l.reportSession(ctx)
 		l.pause(ctx, wait)
 	default:
-		s.SessionID, s.ConflictWait, s.AcquireListed = out.SessionID, 0, true
+		s.SessionID, s.ConflictWait, s.LostSession, s.HeldBy = out.SessionID, 0, "", ""
+		// GitHub's clients acquire only what the statistics say is available.
+		s.AcquireListed = out.Statistics.Available > 0
 		s.Statistics = out.Statistics
 		l.sendDemand(ctx, 0, nil)
+		l.reportSession(ctx)
 	}
 }
 
@@ -163,7 +169,7 @@ func (l *listener) poll(ctx workflow.Context) {
 	var out calls.PollScaleSetOutput
 	var pollErr error
 	done := false
-	for !done && !s.Deleting && !s.Held && !l.lost && !l.movedOn(ctx, in) {
+	for !done && !s.Deleting && !s.Held && !l.lost && !l.movedOn(ctx, in) && !l.capacityChanged(ctx, in) {
 		sel := workflow.NewSelector(ctx)
 		sel.AddFuture(future, func(f workflow.Future) { pollErr, done = f.Get(ctx, &out), true })
 		l.listen(ctx, sel)
@@ -173,7 +179,9 @@ func (l *listener) poll(ctx workflow.Context) {
 		// Deleting or held: the poll is abandoned, the session closed after. Lost:
 		// its worker is gone; the next step polls again with the same cursor
 		// and the same message to delete. Moved on: what it brings belongs to
-		// a set or session the listener left.
+		// a set or session the listener left. Capacity changed: the next poll
+		// tells the service the new one (canceling this one loses nothing: a
+		// message it got is deleted by no one, and comes again).
 		return
 	}
 	if pollErr != nil {
@@ -190,7 +198,7 @@ func (l *listener) poll(ctx workflow.Context) {
 		l.setGone(ctx)
 	case out.SessionLost:
 		workflow.GetLogger(ctx).Warn("scale set session lost; opening another", "scaleSet", s.Spec.Name)
-		s.SessionID = ""
+		s.SessionID, s.LostSession = "", s.SessionID
 	case out.Message != nil:
 		l.record(ctx, *out.Message)
 	}

@@ -41,6 +41,9 @@ type listenerTest struct {
 	sent   []contract.ScaleSetMessage
 	told   []contract.ScaleSetID
 	closed []string
+	opens  []calls.OpenScaleSetSessionInput
+	// reports are the ScaleSetSession conditions the listener wrote.
+	reports []calls.ScaleSetSessionReport
 	// pollCall is the poll's mock, for a test to delay it (After).
 	pollCall *testsuite.MockCallWrapper
 }
@@ -61,7 +64,13 @@ func newListenerTestWith(_ *testing.T, poll func(lt *listenerTest, n int) (calls
 	lt.env = lt.NewTestWorkflowEnvironment()
 	lt.env.OnActivity(scaleSets.EnsureScaleSet, mock.Anything, mock.Anything).Return(calls.EnsureScaleSetOutput{ID: 7, RunnerGroupID: 1, Created: true}, nil)
 	lt.env.OnActivity(scaleSets.OpenScaleSetSession, mock.Anything, mock.Anything).Return(
-		calls.OpenScaleSetSessionOutput{SessionID: "s1", Statistics: calls.ScaleSetStatistics{Assigned: 2}}, nil)
+		func(_ context.Context, in calls.OpenScaleSetSessionInput) (calls.OpenScaleSetSessionOutput, error) {
+			lt.mu.Lock()
+			defer lt.mu.Unlock()
+			lt.opens = append(lt.opens, in)
+			return calls.OpenScaleSetSessionOutput{SessionID: "s1", Statistics: calls.ScaleSetStatistics{Assigned: 2, Available: 1}}, nil
+		})
+	lt.mockReports()
 	lt.env.OnActivity(scaleSets.CloseScaleSetSession, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in calls.CloseScaleSetSessionInput) error {
 			lt.mu.Lock()
@@ -91,6 +100,17 @@ func newListenerTestWith(_ *testing.T, poll func(lt *listenerTest, n int) (calls
 			return nil
 		})
 	return lt
+}
+
+// mockReports records the ScaleSetSession conditions the listener writes.
+func (lt *listenerTest) mockReports() {
+	lt.env.OnActivity(kube.ReportScaleSetSession, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in calls.ScaleSetSessionReport) error {
+			lt.mu.Lock()
+			defer lt.mu.Unlock()
+			lt.reports = append(lt.reports, in)
+			return nil
+		})
 }
 
 func message(id int64, assigned int, jobs ...calls.ScaleSetJob) calls.PollScaleSetOutput {
@@ -167,10 +187,11 @@ func TestASessionConflictIsWaitedOutOnTimers(t *testing.T) {
 		func(context.Context, calls.OpenScaleSetSessionInput) (calls.OpenScaleSetSessionOutput, error) {
 			opens = append(opens, lt.env.Now())
 			if len(opens) <= 4 {
-				return calls.OpenScaleSetSessionOutput{Conflict: true}, nil
+				return calls.OpenScaleSetSessionOutput{Conflict: true, Holder: "an active session for owner arc-listener"}, nil
 			}
 			return calls.OpenScaleSetSessionOutput{SessionID: "s2"}, nil
 		})
+	lt.mockReports()
 	lt.env.OnActivity(scaleSets.PollScaleSet, mock.Anything, mock.Anything).Return(
 		func(context.Context, calls.PollScaleSetInput) (calls.PollScaleSetOutput, error) {
 			lt.env.SignalWorkflow(contract.SignalDelete, nil)
@@ -186,6 +207,11 @@ func TestASessionConflictIsWaitedOutOnTimers(t *testing.T) {
 		waits = append(waits, opens[i].Sub(opens[i-1]).Round(time.Second))
 	}
 	require.Equal(t, []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second}, waits, "backoff from 5 s, doubling")
+	pool := calls.PoolResourceRef{Namespace: "ci", Kind: "RunnerDeployment", Name: "linux"}
+	require.Equal(t, []calls.ScaleSetSessionReport{
+		{Pool: pool, ScaleSetID: 7, Holder: "an active session for owner arc-listener"},
+		{Pool: pool, ScaleSetID: 7},
+	}, lt.reports, "the pool hears once who holds the set, and once that its listener does")
 }
 
 func TestADeletedSetIsFoundAgainAndTheCursorStartsOver(t *testing.T) {
@@ -209,7 +235,35 @@ func TestALostSessionIsOpenedAgain(t *testing.T) {
 	lt.env.ExecuteWorkflow(ScaleSetWorkflow, ScaleSetInput{Spec: listenerSpec()})
 	require.NoError(t, lt.env.GetWorkflowError())
 	require.Equal(t, int64(100), lt.polls[2].LastMessageID, "the cursor stays with a new session of the same set")
-	require.True(t, lt.polls[2].AcquireListed)
+	require.True(t, lt.polls[2].AcquireListed, "the new session's statistics show an available job")
+	require.Len(t, lt.opens, 2)
+	require.Empty(t, lt.opens[0].Stale)
+	require.Equal(t, "s1", lt.opens[1].Stale, "the lost session is deleted before another is opened")
+}
+
+// A change of the set's capacity (its HRA's maxReplicas, or the HRA applied
+// after the listener's first poll) reaches the service on a new poll at once,
+// not when the running poll ends (up to PollMaxWait later).
+func TestTheCapacityAPollSendsFollowsTheSpec(t *testing.T) {
+	lt := newListenerTestWith(t, func(lt *listenerTest, n int) (calls.PollScaleSetOutput, error) {
+		if n >= 2 {
+			lt.env.SignalWorkflow(contract.SignalDelete, nil)
+		}
+		return calls.PollScaleSetOutput{}, nil
+	})
+	lt.pollCall.After(time.Hour)
+	spec := listenerSpec()
+	spec.MaxRunners, spec.Autoscaler = 0, ""
+	grown := spec
+	grown.MaxRunners, grown.Autoscaler, grown.Generation = 20, listenerHRA, 2
+	lt.env.RegisterDelayedCallback(func() { lt.env.SignalWorkflow(contract.SignalSpec, grown) }, 10*time.Second)
+	start := lt.env.Now()
+	lt.env.ExecuteWorkflow(ScaleSetWorkflow, ScaleSetInput{Spec: spec})
+	require.NoError(t, lt.env.GetWorkflowError())
+	require.Len(t, lt.polls, 2)
+	require.Equal(t, 0, lt.polls[0].MaxCapacity, "no HRA yet")
+	require.Equal(t, 20, lt.polls[1].MaxCapacity)
+	require.Less(t, lt.env.Now().Sub(start), time.Hour+time.Minute, "the second poll began at the change, not when the first ended")
 }
 
 func TestAFailedPollIsRetriedOnATimer(t *testing.T) {
@@ -235,6 +289,7 @@ func TestAListenerPollsWhileItsPoolIsNotThereYet(t *testing.T) {
 	lt.env.OnActivity(scaleSets.EnsureScaleSet, mock.Anything, mock.Anything).Return(calls.EnsureScaleSetOutput{ID: 7, RunnerGroupID: 1}, nil)
 	lt.env.OnActivity(scaleSets.OpenScaleSetSession, mock.Anything, mock.Anything).Return(calls.OpenScaleSetSessionOutput{SessionID: "s1"}, nil)
 	lt.env.OnActivity(scaleSets.CloseScaleSetSession, mock.Anything, mock.Anything).Return(nil)
+	lt.mockReports()
 	polls := 0
 	lt.env.OnActivity(scaleSets.PollScaleSet, mock.Anything, mock.Anything).Return(
 		func(context.Context, calls.PollScaleSetInput) (calls.PollScaleSetOutput, error) {
@@ -273,6 +328,7 @@ func TestAPollOfASetLeftByARenameIsDropped(t *testing.T) {
 		func(_ context.Context, in calls.OpenScaleSetSessionInput) (calls.OpenScaleSetSessionOutput, error) {
 			return calls.OpenScaleSetSessionOutput{SessionID: fmt.Sprintf("s%d", in.Set.ID)}, nil
 		})
+	lt.mockReports()
 	lt.env.OnActivity(scaleSets.CloseScaleSetSession, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in calls.CloseScaleSetSessionInput) error {
 			lt.closed = append(lt.closed, in.SessionID)

@@ -95,6 +95,15 @@ type ScaleSetState struct {
 	// Held: `arcflow drain` closed the session; nothing is polled until
 	// `arcflow drain --undo`.
 	Held bool `json:",omitempty"`
+	// LostSession is a session of this listener's that the service said was
+	// lost: deleted before the next is opened, as one left alive would hold
+	// the set until it expires.
+	LostSession string `json:",omitempty"`
+	// HeldBy is the service's word on who holds the set while another
+	// session does; Reported what the pool's ScaleSetSession condition says
+	// ("open", or "held: " and HeldBy).
+	HeldBy   string `json:",omitempty"`
+	Reported string `json:",omitempty"`
 }
 
 // ScaleSetJob is an open job of the set.

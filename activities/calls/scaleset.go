@@ -34,11 +34,14 @@ type EnsureScaleSetOutput struct {
 
 // OpenScaleSetSessionInput takes the set's session: SessionID, when set, is
 // refreshed (another process's session is taken over that way), else a new
-// one is created with Owner as its owner name.
+// one is created with Owner as its owner name. Stale, when set, is a session
+// of this listener's that it lost: it is deleted first, as a session left
+// alive holds the set (409) until it expires.
 type OpenScaleSetSessionInput struct {
 	Set       ScaleSetRef
 	SessionID string `json:",omitempty"`
 	Owner     string
+	Stale     string `json:",omitempty"`
 }
 
 // OpenScaleSetSessionOutput: the session, or why there is none. Conflict: the
@@ -49,6 +52,9 @@ type OpenScaleSetSessionOutput struct {
 	Statistics ScaleSetStatistics `json:",omitzero"`
 	Conflict   bool               `json:",omitempty"`
 	SetGone    bool               `json:",omitempty"`
+	// Holder is the service's word on who holds the set in a Conflict (it
+	// names the other session's owner).
+	Holder string `json:",omitempty"`
 }
 
 // ScaleSetStatistics are the service's counts for a set.
@@ -111,4 +117,13 @@ type ScaleSetJob struct {
 type CloseScaleSetSessionInput struct {
 	Set       ScaleSetRef
 	SessionID string
+}
+
+// ScaleSetSessionReport says on a pool's resource whether its listener holds
+// its set's session (Holder empty), or who does while it waits (Holder is the
+// service's word, which names the other session's owner).
+type ScaleSetSessionReport struct {
+	Pool       PoolResourceRef
+	ScaleSetID int64
+	Holder     string `json:",omitempty"`
 }

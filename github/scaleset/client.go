@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -43,7 +44,15 @@ type Options struct {
 	Now func() time.Time
 	// OnCall hears each call's operation and status (0: no answer); nil ignores them.
 	OnCall func(op string, status int)
+	// Version is arcflow's, for the User-Agent GitHub's logs show.
+	Version string
+	// RegistrationRetryBase paces the retries of runner-registration, whose
+	// 401 and 403 can be transient: 1 s, doubling, when zero.
+	RegistrationRetryBase time.Duration
 }
+
+// registrationAttempts is how many times runner-registration is tried.
+const registrationAttempts = 5
 
 // Client talks to the Actions service for any number of scopes. It keeps each
 // scope's admin token and each session's queue token in memory; share one per
@@ -79,6 +88,12 @@ func New(tokens TokenSource, opts Options) *Client {
 	}
 	if opts.OnCall == nil {
 		opts.OnCall = func(string, int) {}
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.RegistrationRetryBase <= 0 {
+		opts.RegistrationRetryBase = time.Second
 	}
 	// No client timeout: a message poll is held for about 50 s; each call's
 	// context bounds it.
@@ -123,7 +138,29 @@ func (c *Client) forgetAdmin(scope github.Scope) {
 	delete(c.admins, scope.String())
 }
 
+// register trades a registration token for the scope's admin token and
+// service URL. The service's 401 and 403 here can be transient (GitHub's
+// clients retry them too), so they are retried with backoff, as are 429, 5xx
+// and transport errors.
 func (c *Client) register(ctx context.Context, scope github.Scope) (adminToken, error) {
+	wait := c.opts.RegistrationRetryBase
+	for attempt := 1; ; attempt++ {
+		a, err := c.registerOnce(ctx, scope)
+		status := StatusOf(err)
+		transient := Retryable(err) || status == http.StatusUnauthorized || status == http.StatusForbidden
+		if err == nil || !transient || attempt == registrationAttempts {
+			return a, err
+		}
+		select {
+		case <-ctx.Done():
+			return adminToken{}, err
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+func (c *Client) registerOnce(ctx context.Context, scope github.Scope) (adminToken, error) {
 	reg, err := c.tokens.RegistrationToken(ctx, scope)
 	if err != nil {
 		return adminToken{}, fmt.Errorf("scaleset: registration token for %s: %w", scope, err)
@@ -136,12 +173,16 @@ func (c *Client) register(ctx context.Context, scope github.Scope) (adminToken, 
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "RemoteAuth "+reg.Value())
+	req.Header.Set("User-Agent", c.userAgent(0))
 	var out struct {
 		URL   string `json:"url"`
 		Token string `json:"token"`
 	}
 	if err := c.do(req, "runner registration", &out); err != nil {
 		return adminToken{}, err
+	}
+	if out.URL == "" || out.Token == "" {
+		return adminToken{}, fmt.Errorf("scaleset: runner registration: the answer has no service URL or token")
 	}
 	expires, err := jwtExpiry(out.Token)
 	if err != nil {
@@ -152,6 +193,16 @@ func (c *Client) register(ctx context.Context, scope github.Scope) (adminToken, 
 	c.admins[scope.String()] = a
 	c.mu.Unlock()
 	return a, nil
+}
+
+// userAgent names arcflow, its version and, for a set's calls, the set, as
+// GitHub's own clients do: GitHub's logs tell listeners apart by it.
+func (c *Client) userAgent(setID int64) string {
+	ua := "arcflow/" + c.opts.Version
+	if setID != 0 {
+		ua += " (scale-set " + strconv.FormatInt(setID, 10) + ")"
+	}
+	return ua
 }
 
 // jwtExpiry reads a JWT's exp claim without verifying the token: the client
@@ -175,14 +226,15 @@ func jwtExpiry(token string) (time.Time, error) {
 }
 
 // call makes an Actions service call with the scope's admin token: path is
-// relative to the service's URL. A 401 gets one retry with a new admin token.
-func (c *Client) call(ctx context.Context, scope github.Scope, op, method, path string, in, out any) error {
+// relative to the service's URL, setID the set it is about (0: none). A 401
+// gets one retry with a new admin token.
+func (c *Client) call(ctx context.Context, scope github.Scope, setID int64, op, method, path string, in, out any) error {
 	for attempt := 0; ; attempt++ {
 		a, err := c.admin(ctx, scope)
 		if err != nil {
 			return err
 		}
-		req, err := c.request(ctx, method, a.base+path, a.token, in)
+		req, err := c.request(ctx, method, serviceURL(a.base+path), a.token, setID, in)
 		if err != nil {
 			return fmt.Errorf("scaleset: %s: %w", op, err)
 		}
@@ -195,13 +247,18 @@ func (c *Client) call(ctx context.Context, scope github.Scope, op, method, path 
 	}
 }
 
-// request builds a call: the API version joins the query, in goes as JSON.
-func (c *Client) request(ctx context.Context, method, target, token string, in any) (*http.Request, error) {
+// serviceURL adds the API version to a service call's query, as every call
+// but the message queue's carries it.
+func serviceURL(target string) string {
 	if strings.Contains(target, "?") {
-		target += "&" + apiVersion
-	} else {
-		target += "?" + apiVersion
+		return target + "&" + apiVersion
 	}
+	return target + "?" + apiVersion
+}
+
+// request builds a call to target as given: in goes as JSON; the API version
+// goes in the Accept header.
+func (c *Client) request(ctx context.Context, method, target, token string, setID int64, in any) (*http.Request, error) {
 	var body io.Reader
 	if in != nil {
 		raw, err := json.Marshal(in)
@@ -216,6 +273,7 @@ func (c *Client) request(ctx context.Context, method, target, token string, in a
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Accept", "application/json; "+apiVersion)
+	req.Header.Set("User-Agent", c.userAgent(setID))
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -251,7 +309,8 @@ func (c *Client) do(req *http.Request, op string, out any) error {
 }
 
 func serviceError(op string, resp *http.Response, raw []byte) error {
-	e := &ServiceError{Op: op, Status: resp.StatusCode, RetryAfter: retryAfter(resp.Header)}
+	e := &ServiceError{Op: op, Status: resp.StatusCode, RetryAfter: retryAfter(resp.Header),
+		ActivityID: resp.Header.Get("ActivityId"), RequestID: resp.Header.Get("X-GitHub-Request-Id")}
 	var body struct {
 		TypeName string `json:"typeName"`
 		Message  string `json:"message"`

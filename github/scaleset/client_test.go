@@ -25,7 +25,7 @@ func newClient(t *testing.T, opts fakegithub.ActionsOptions) (*fakegithub.Server
 	t.Cleanup(func() { _ = fake.Close() })
 	gh, err := github.New(github.Config{Token: "pat", URL: fake.URL}, github.Options{})
 	require.NoError(t, err)
-	return fake, scaleset.New(gh, scaleset.Options{APIBaseURL: fake.URL, RunnerURL: "https://github.com/"})
+	return fake, scaleset.New(gh, scaleset.Options{APIBaseURL: fake.URL, RunnerURL: "https://github.com/", RegistrationRetryBase: 10 * time.Millisecond})
 }
 
 func createSet(t *testing.T, c *scaleset.Client) scaleset.ScaleSet {
@@ -52,15 +52,23 @@ func TestFindOrCreateASet(t *testing.T) {
 	require.Error(t, err, "a name is unique in its group")
 }
 
+// runner-registration's 401 can be transient: it is retried with backoff, and
+// a refusal that lasts ends in ErrUnauthorized, naming no token.
 func TestTheRegistrationIsRetriedAfterA401(t *testing.T) {
 	fake, c := newClient(t, fakegithub.ActionsOptions{})
-	fake.RefuseRegistrationNext(1)
+	registrations := func() int { return fake.CallCounts()["POST /actions/runner-registration"] }
+	fake.RefuseRegistrationNext(2)
 	ctx := context.Background()
 	_, _, err := c.FindScaleSet(ctx, org, 1, "x")
+	require.NoError(t, err)
+	require.Equal(t, 3, registrations(), "two refusals, then the registration")
+
+	fake2, c2 := newClient(t, fakegithub.ActionsOptions{})
+	fake2.RefuseRegistrationNext(100)
+	_, _, err = c2.FindScaleSet(ctx, org, 1, "x")
 	require.ErrorIs(t, err, scaleset.ErrUnauthorized)
 	require.NotContains(t, err.Error(), "AFAKE", "no token in the error")
-	_, _, err = c.FindScaleSet(ctx, org, 1, "x")
-	require.NoError(t, err)
+	require.Equal(t, 5, fake2.CallCounts()["POST /actions/runner-registration"], "five attempts")
 }
 
 func TestAnExpiredAdminTokenIsReplaced(t *testing.T) {

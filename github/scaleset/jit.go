@@ -24,7 +24,7 @@ func (c *Client) GenerateJITConfig(ctx context.Context, scope github.Scope, setI
 		EncodedJITConfig string `json:"encodedJITConfig"`
 	}
 	path := fmt.Sprintf("%s/%d/generatejitconfig", setsPath, setID)
-	if err := c.call(ctx, scope, "generate jit config", http.MethodPost, path, map[string]string{"name": name, "workFolder": workFolder}, &out); err != nil {
+	if err := c.call(ctx, scope, setID, "generate jit config", http.MethodPost, path, map[string]string{"name": name, "workFolder": workFolder}, &out); err != nil {
 		return github.JITConfig{}, err
 	}
 	if out.Runner.ID == 0 || out.EncodedJITConfig == "" {
@@ -36,5 +36,5 @@ func (c *Client) GenerateJITConfig(ctx context.Context, scope github.Scope, setI
 // RemoveRunner removes a runner by id: nil also when it is gone already,
 // ErrRunnerBusy while it runs a job.
 func (c *Client) RemoveRunner(ctx context.Context, scope github.Scope, runnerID int64) error {
-	return c.call(ctx, scope, "remove runner", http.MethodDelete, fmt.Sprintf("%s/%d", agentsPath, runnerID), nil, nil)
+	return c.call(ctx, scope, 0, "remove runner", http.MethodDelete, fmt.Sprintf("%s/%d", agentsPath, runnerID), nil, nil)
 }

@@ -3,8 +3,10 @@ package scaleset
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -28,16 +30,35 @@ func (c *Client) keep(s sessionJSON) Session {
 	return Session{ID: s.SessionID, OwnerName: s.OwnerName, Statistics: s.Statistics}
 }
 
+// The operations whose errors ServiceError.Is reads without a typeName.
+const (
+	opCreateSession  = "create session"
+	opRefreshSession = "refresh session"
+	opGetMessage     = "get message"
+)
+
+// ErrNoMessageQueue: the service opened a session with no message queue (seen
+// during a broker incident, ARC #4370). CreateSession deleted that session,
+// which would otherwise hold the set until it expires; try again later.
+var ErrNoMessageQueue = errors.New("scaleset: the session has no message queue")
+
 // CreateSession opens the set's one session. ErrSessionConflict while another
-// lives; ErrScaleSetNotFound when the set is gone.
+// lives; ErrScaleSetNotFound when the set is gone; ErrNoMessageQueue when the
+// service answered without a queue.
 func (c *Client) CreateSession(ctx context.Context, scope github.Scope, setID int64, owner string) (Session, error) {
 	var out sessionJSON
-	err := c.call(ctx, scope, "create session", http.MethodPost, fmt.Sprintf("%s/%d/sessions", setsPath, setID), map[string]string{"ownerName": owner}, &out)
+	err := c.call(ctx, scope, setID, opCreateSession, http.MethodPost, fmt.Sprintf("%s/%d/sessions", setsPath, setID), map[string]string{"ownerName": owner}, &out)
 	if err != nil {
 		return Session{}, err
 	}
-	if out.SessionID == "" || out.MessageQueueURL == "" {
-		return Session{}, fmt.Errorf("scaleset: create session: the answer has no session id or queue")
+	switch {
+	case out.SessionID == "":
+		return Session{}, fmt.Errorf("scaleset: create session: the answer has no session id")
+	case out.MessageQueueURL == "" || out.MessageQueueAccessToken == "":
+		if err := c.DeleteSession(ctx, scope, setID, out.SessionID); err != nil && !errors.Is(err, ErrSessionExpired) && !errors.Is(err, ErrSessionNotFound) {
+			return Session{}, fmt.Errorf("%w; deleting it failed, so it holds the set until it expires: %w", ErrNoMessageQueue, err)
+		}
+		return Session{}, ErrNoMessageQueue
 	}
 	return c.keep(out), nil
 }
@@ -47,7 +68,7 @@ func (c *Client) CreateSession(ctx context.Context, scope github.Scope, setID in
 func (c *Client) RefreshSession(ctx context.Context, scope github.Scope, setID int64, sessionID string) (Session, error) {
 	var out sessionJSON
 	path := fmt.Sprintf("%s/%d/sessions/%s", setsPath, setID, sessionID)
-	if err := c.call(ctx, scope, "refresh session", http.MethodPatch, path, nil, &out); err != nil {
+	if err := c.call(ctx, scope, setID, opRefreshSession, http.MethodPatch, path, nil, &out); err != nil {
 		return Session{}, err
 	}
 	if out.SessionID == "" {
@@ -60,9 +81,10 @@ func (c *Client) RefreshSession(ctx context.Context, scope github.Scope, setID i
 }
 
 // DeleteSession ends a session, so another listener may open one at once.
+// ErrSessionExpired (a 400) or ErrSessionNotFound when it had ended already.
 func (c *Client) DeleteSession(ctx context.Context, scope github.Scope, setID int64, sessionID string) error {
 	path := fmt.Sprintf("%s/%d/sessions/%s", setsPath, setID, sessionID)
-	err := c.call(ctx, scope, "delete session", http.MethodDelete, path, nil, nil)
+	err := c.call(ctx, scope, setID, "delete session", http.MethodDelete, path, nil, nil)
 	c.mu.Lock()
 	delete(c.sessions, sessionID)
 	c.mu.Unlock()
@@ -100,30 +122,45 @@ type messageJSON struct {
 	Statistics  Statistics `json:"statistics"`
 }
 
+// JobMessagesType is the type of the messages a scale set's queue carries.
+const JobMessagesType = "RunnerScaleSetJobMessages"
+
 // GetMessage long-polls the session's queue for the first message after
 // lastMessageID (0: the oldest not deleted). It returns nil when the service
 // had none (202, or a 200 with no body). maxCapacity tells the service how many
-// runners the set may have, so it assigns no more jobs than that.
+// runners the set may have, so it assigns no more jobs than that. A message of
+// another type than JobMessagesType comes back with its Type and no jobs.
 func (c *Client) GetMessage(ctx context.Context, scope github.Scope, setID int64, sessionID string, lastMessageID int64, maxCapacity int) (*Message, error) {
 	var msg *Message
 	err := c.queueCall(ctx, scope, setID, sessionID, func(access sessionAccess) error {
-		target := access.queueURL
-		if lastMessageID > 0 {
-			target += sep(target) + "lastMessageId=" + strconv.FormatInt(lastMessageID, 10)
+		target, err := url.Parse(access.queueURL)
+		if err != nil {
+			return fmt.Errorf("scaleset: get message: the queue URL does not parse")
 		}
-		req, err := c.request(ctx, http.MethodGet, target, access.token, nil)
+		// The queue URL is used as given: only the cursor joins its query.
+		if lastMessageID > 0 {
+			q := target.Query()
+			q.Set("lastMessageId", strconv.FormatInt(lastMessageID, 10))
+			target.RawQuery = q.Encode()
+		}
+		req, err := c.request(ctx, http.MethodGet, target.String(), access.token, setID, nil)
 		if err != nil {
 			return fmt.Errorf("scaleset: get message: %w", err)
 		}
 		req.Header.Set("X-ScaleSetMaxCapacity", strconv.Itoa(maxCapacity))
 		var out messageJSON
-		if err := c.do(req, "get message", &out); err != nil {
+		if err := c.do(req, opGetMessage, &out); err != nil {
 			return err
 		}
 		if out.MessageID == 0 { // 202, or an empty 200
 			return nil
 		}
-		m := &Message{ID: out.MessageID, Statistics: out.Statistics}
+		m := &Message{ID: out.MessageID, Type: out.MessageType}
+		if out.MessageType != JobMessagesType {
+			msg = m
+			return nil
+		}
+		m.Statistics = out.Statistics
 		if strings.TrimSpace(out.Body) != "" {
 			if err := json.Unmarshal([]byte(out.Body), &m.Jobs); err != nil {
 				return fmt.Errorf("scaleset: get message: message %d's body: %w", out.MessageID, err)
@@ -136,18 +173,23 @@ func (c *Client) GetMessage(ctx context.Context, scope github.Scope, setID int64
 }
 
 // DeleteMessage acknowledges a message; the service redelivers it until then.
+// A message the queue no longer has (404) was acknowledged already.
 func (c *Client) DeleteMessage(ctx context.Context, scope github.Scope, setID int64, sessionID string, messageID int64) error {
 	return c.queueCall(ctx, scope, setID, sessionID, func(access sessionAccess) error {
-		base, query, _ := strings.Cut(access.queueURL, "?")
-		target := strings.TrimSuffix(base, "/") + "/" + strconv.FormatInt(messageID, 10)
-		if query != "" {
-			target += "?" + query
+		target, err := url.Parse(access.queueURL)
+		if err != nil {
+			return fmt.Errorf("scaleset: delete message: the queue URL does not parse")
 		}
-		req, err := c.request(ctx, http.MethodDelete, target, access.token, nil)
+		target.Path = strings.TrimSuffix(target.Path, "/") + "/" + strconv.FormatInt(messageID, 10)
+		req, err := c.request(ctx, http.MethodDelete, target.String(), access.token, setID, nil)
 		if err != nil {
 			return fmt.Errorf("scaleset: delete message: %w", err)
 		}
-		return c.do(req, "delete message", nil)
+		err = c.do(req, "delete message", nil)
+		if StatusOf(err) == http.StatusNotFound && !errors.Is(err, ErrSessionNotFound) && !errors.Is(err, ErrScaleSetNotFound) {
+			return nil
+		}
+		return err
 	})
 }
 
@@ -160,7 +202,7 @@ func (c *Client) AcquireJobs(ctx context.Context, scope github.Scope, setID int6
 		if err != nil {
 			return err
 		}
-		req, err := c.request(ctx, http.MethodPost, fmt.Sprintf("%s%s/%d/acquirejobs", a.base, setsPath, setID), access.token, requestIDs)
+		req, err := c.request(ctx, http.MethodPost, serviceURL(fmt.Sprintf("%s%s/%d/acquirejobs", a.base, setsPath, setID)), access.token, setID, requestIDs)
 		if err != nil {
 			return fmt.Errorf("scaleset: acquire jobs: %w", err)
 		}
@@ -181,15 +223,8 @@ func (c *Client) AcquirableJobs(ctx context.Context, scope github.Scope, setID i
 	var out struct {
 		Value []JobMessage `json:"value"`
 	}
-	if err := c.call(ctx, scope, "acquirable jobs", http.MethodGet, fmt.Sprintf("%s/%d/acquirablejobs", setsPath, setID), nil, &out); err != nil {
+	if err := c.call(ctx, scope, setID, "acquirable jobs", http.MethodGet, fmt.Sprintf("%s/%d/acquirablejobs", setsPath, setID), nil, &out); err != nil {
 		return nil, err
 	}
 	return out.Value, nil
-}
-
-func sep(target string) string {
-	if strings.Contains(target, "?") {
-		return "&"
-	}
-	return "?"
 }

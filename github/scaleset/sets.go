@@ -27,7 +27,7 @@ func (c *Client) RunnerGroupID(ctx context.Context, scope github.Scope, name str
 			ID int64 `json:"id"`
 		} `json:"value"`
 	}
-	if err := c.call(ctx, scope, "find runner group", http.MethodGet, "_apis/runtime/runnergroups/?groupName="+url.QueryEscape(name), nil, &out); err != nil {
+	if err := c.call(ctx, scope, 0, "find runner group", http.MethodGet, "_apis/runtime/runnergroups/?groupName="+url.QueryEscape(name), nil, &out); err != nil {
 		return 0, err
 	}
 	if out.Count == 0 || len(out.Value) == 0 {
@@ -65,7 +65,7 @@ func (c *Client) FindScaleSet(ctx context.Context, scope github.Scope, groupID i
 		Value []setJSON `json:"value"`
 	}
 	path := fmt.Sprintf("%s?runnerGroupId=%d&name=%s", setsPath, groupID, url.QueryEscape(name))
-	if err := c.call(ctx, scope, "find scale set", http.MethodGet, path, nil, &out); err != nil {
+	if err := c.call(ctx, scope, 0, "find scale set", http.MethodGet, path, nil, &out); err != nil {
 		return ScaleSet{}, false, err
 	}
 	if out.Count == 0 || len(out.Value) == 0 {
@@ -86,7 +86,7 @@ func (c *Client) CreateScaleSet(ctx context.Context, scope github.Scope, set Sca
 	}
 	in.RunnerSetting.DisableUpdate = set.DisableUpdate
 	var out setJSON
-	if err := c.call(ctx, scope, "create scale set", http.MethodPost, setsPath, in, &out); err != nil {
+	if err := c.call(ctx, scope, 0, "create scale set", http.MethodPost, setsPath, in, &out); err != nil {
 		return ScaleSet{}, err
 	}
 	if out.ID == 0 {
@@ -98,7 +98,7 @@ func (c *Client) CreateScaleSet(ctx context.Context, scope github.Scope, set Sca
 // GetScaleSet reads a set by id: ErrScaleSetNotFound when it is gone.
 func (c *Client) GetScaleSet(ctx context.Context, scope github.Scope, id int64) (ScaleSet, error) {
 	var out setJSON
-	if err := c.call(ctx, scope, "get scale set", http.MethodGet, fmt.Sprintf("%s/%d", setsPath, id), nil, &out); err != nil {
+	if err := c.call(ctx, scope, id, "get scale set", http.MethodGet, fmt.Sprintf("%s/%d", setsPath, id), nil, &out); err != nil {
 		return ScaleSet{}, err
 	}
 	return out.scaleSet(), nil
@@ -106,5 +106,5 @@ func (c *Client) GetScaleSet(ctx context.Context, scope github.Scope, id int64) 
 
 // DeleteScaleSet deletes a set; ErrRunnerBusy while a runner of it runs a job.
 func (c *Client) DeleteScaleSet(ctx context.Context, scope github.Scope, id int64) error {
-	return c.call(ctx, scope, "delete scale set", http.MethodDelete, fmt.Sprintf("%s/%d", setsPath, id), nil, nil)
+	return c.call(ctx, scope, id, "delete scale set", http.MethodDelete, fmt.Sprintf("%s/%d", setsPath, id), nil, nil)
 }

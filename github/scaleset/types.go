@@ -61,7 +61,10 @@ type JobMessage struct {
 // Message is one message of a session's queue: its job events, in order, and
 // the statistics of its moment.
 type Message struct {
-	ID         int64
+	ID int64
+	// Type is the envelope's messageType: JobMessagesType, or one this
+	// client does not know, whose jobs and statistics it does not read.
+	Type       string
 	Jobs       []JobMessage
 	Statistics Statistics
 }

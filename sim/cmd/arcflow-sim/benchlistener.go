@@ -185,7 +185,7 @@ func (lb *listenerBench) run(ctx context.Context, n int) (world.Percentiles, str
 	counts := map[string]int{}
 	total := 0
 	for _, c := range w.GitHub.Calls()[callsBefore:] {
-		if c.Method == "GET" && strings.Contains(c.Endpoint, "_queue") {
+		if c.Method == "GET" && strings.HasSuffix(c.Endpoint, "/messages") {
 			continue // polls
 		}
 		counts[c.Method+" "+strings.TrimPrefix(c.Endpoint, c.Method+" ")]++
