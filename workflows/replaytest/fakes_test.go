@@ -291,4 +291,6 @@ func (g *fakeGitHub) FindRunnerJob(context.Context, activities.FindRunnerJobInpu
 func (k *fakeKubernetes) ReportLostJob(context.Context, activities.LostJobReport) error { return nil }
 
 // ReportScaleSetSession: conditions go nowhere in the fake world.
-func (k *fakeKubernetes) ReportScaleSetSession(context.Context, activities.ScaleSetSessionReport) error { return nil }
+func (k *fakeKubernetes) ReportScaleSetSession(context.Context, activities.ScaleSetSessionReport) error {
+	return nil
+}
