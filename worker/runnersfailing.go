@@ -26,7 +26,7 @@ func runnersFailingCondition(u *unstructured.Unstructured) (metav1.Condition, bo
 	switch {
 	case failing > 0:
 		c.Status, c.Reason = metav1.ConditionTrue, conditionReason(last)
-		c.Message = fmt.Sprintf("%d runner(s) in a row could not start (the last: %s); the next waits 10 s, doubling up to 10 min, until one registers", failing, last)
+		c.Message = fmt.Sprintf("%d runner(s) in a row could not start (the last: %s); the next waits 10 s, doubling up to 10 min, until one registers (in a JIT or scale-set pool: until one takes a job)", failing, last)
 	case conditionStatus(u, runnersFailing) != "":
 		c.Status, c.Reason, c.Message = metav1.ConditionFalse, "RunnerRegistered", "a runner registered after the failures"
 	default:

@@ -45,6 +45,7 @@ func (p *poolRun) markRunning(ctx workflow.Context, scale ScaleRequest) {
 		// ephemeral one is finishing anyway).
 		if slices.Contains(scale.Running, r.Name) {
 			r.Busy = true
+			p.endStreakOnJob(ctx)
 			if !r.Registered {
 				// GitHub gave it a job, so it registered; when is not known, so
 				// it says nothing of the time to ready (noteReady).

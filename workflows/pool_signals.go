@@ -84,6 +84,9 @@ func (p *poolRun) onRegistered(ctx workflow.Context, r RunnerRegistered) {
 		if p.state.Runners[i].Name == r.Name {
 			p.noteReady(workflow.Now(ctx), p.state.Runners[i])
 			p.state.Runners[i].Registered = true
+			if p.readyProvesNothing(ctx) {
+				continue
+			}
 			p.state.TimeoutStreak, p.state.CreateNotBefore, p.state.LastFailure = 0, time.Time{}, ""
 		}
 	}
@@ -119,12 +122,12 @@ func (p *poolRun) onDones(ctx workflow.Context, ds []RunnerDone) {
 // changes nothing: a runner's signal may come twice (see notifyPool).
 func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 	kept := p.state.Runners[:0]
-	finishing, registeredByJob := false, false
+	finishing, registeredByJob, busy := false, false, false
 	for _, r := range p.state.Runners {
 		if r.Name != d.Name {
 			kept = append(kept, r)
 		} else {
-			finishing, registeredByJob = r.Finishing, p.state.registeredByJob(r)
+			finishing, registeredByJob, busy = r.Finishing, p.state.registeredByJob(r), r.Busy
 			p.noteEnded(r)
 			p.noteLostRunner(ctx, r, d)
 		}
@@ -154,7 +157,11 @@ func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 		// without the backoff they were recorded without.
 		// A runner a job's delivery showed registered did start, even if it
 		// had not seen itself listed yet (patient registration checks).
-		if !d.started() && !registeredByJob && workflow.GetVersion(ctx, failedStartBackoffVersion, workflow.DefaultVersion, 1) >= 1 {
+		failedStart := !d.started() && !registeredByJob
+		if !failedStart && d.Reason == EndPodFailed && !finishing && !busy && d.Cause == "" {
+			failedStart = p.jitFailedBeforeAJob(ctx)
+		}
+		if failedStart && workflow.GetVersion(ctx, failedStartBackoffVersion, workflow.DefaultVersion, 1) >= 1 {
 			p.backOff(ctx, d)
 		}
 	}
