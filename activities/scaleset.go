@@ -19,10 +19,15 @@ type ScaleSets struct {
 	// Clients gives the Actions service client that acts for a scope's
 	// credentials (the worker's own, or its githubAPICredentialsFrom Secret's).
 	Clients func(ctx context.Context, scope github.Scope) (*scaleset.Client, error)
+	// Metrics are the sets' arcflow_gha_ metrics; nil exports none.
+	Metrics *ScaleSetMetrics
 	// RetryBase and RetryMax pace a poll's retries of 5xx, 429 and transport
 	// errors inside the activity (1 s and 30 s when zero), so a flaky service
 	// costs no Temporal action.
 	RetryBase, RetryMax time.Duration
+	// ConflictRetry paces the tries of a session another holds (5 s,
+	// doubling once, when zero).
+	ConflictRetry time.Duration
 }
 
 func (s *ScaleSets) client(ctx context.Context, scope github.Scope) (*scaleset.Client, error) {
@@ -104,7 +109,7 @@ func (s *ScaleSets) OpenScaleSetSession(ctx context.Context, in calls.OpenScaleS
 			return calls.OpenScaleSetSessionOutput{}, fmt.Errorf("delete the lost session of scale set %d: %w", in.Set.ID, err)
 		}
 	}
-	sess, err := c.CreateSession(ctx, in.Set.Scope, in.Set.ID, in.Owner)
+	sess, err := s.createWaitingOutConflicts(ctx, c, in)
 	var se *scaleset.ServiceError
 	switch {
 	case err == nil:
@@ -119,6 +124,35 @@ func (s *ScaleSets) OpenScaleSetSession(ctx context.Context, in calls.OpenScaleS
 		return calls.OpenScaleSetSessionOutput{SetGone: true}, nil
 	}
 	return calls.OpenScaleSetSessionOutput{}, fmt.Errorf("open a session of scale set %d: %w", in.Set.ID, err)
+}
+
+// createWaitingOutConflicts creates the session; while another holds the
+// set, it tries again every 5 s, then 10 s, for up to in.WaitOnConflict:
+// waiting here costs the workflow no action, and the set is taken within
+// seconds of its release.
+func (s *ScaleSets) createWaitingOutConflicts(ctx context.Context, c *scaleset.Client, in calls.OpenScaleSetSessionInput) (scaleset.Session, error) {
+	deadline := time.Now().Add(in.WaitOnConflict)
+	if in.WaitOnConflict > 0 {
+		defer heartbeatEvery(ctx, 5*time.Second)()
+	}
+	wait := s.conflictRetry()
+	for {
+		sess, err := c.CreateSession(ctx, in.Set.Scope, in.Set.ID, in.Owner)
+		if !errors.Is(err, scaleset.ErrSessionConflict) || time.Now().Add(wait).After(deadline) {
+			return sess, err
+		}
+		if !sleep(ctx, wait) {
+			return sess, err
+		}
+		wait = min(2*wait, 2*s.conflictRetry())
+	}
+}
+
+func (s *ScaleSets) conflictRetry() time.Duration {
+	if s.ConflictRetry > 0 {
+		return s.ConflictRetry
+	}
+	return 5 * time.Second
 }
 
 // sessionEnded says whether err means the session is over: evicted (404) or

@@ -126,7 +126,13 @@ func (l *listener) openSession(ctx workflow.Context) {
 	s := &l.state
 	var out calls.OpenScaleSetSessionOutput
 	in := calls.OpenScaleSetSessionInput{Set: l.ref(), Owner: workflow.GetInfo(ctx).WorkflowExecution.ID, Stale: s.LostSession}
-	if err := workflow.ExecuteActivity(scaleSetCallOptions(ctx), calls.OpenScaleSetSession, in).Get(ctx, &out); err != nil {
+	opts := scaleSetCallOptions(ctx)
+	if s.HeldBy != "" && s.ConflictInActivity {
+		in.WaitOnConflict = sessionConflictActivityWait
+		opts = conflictWaitOptions(ctx)
+	}
+	began := workflow.Now(ctx)
+	if err := workflow.ExecuteActivity(opts, calls.OpenScaleSetSession, in).Get(ctx, &out); err != nil {
 		workflow.GetLogger(ctx).Error("scale set session not opened; trying again", "scaleSet", s.Spec.Name, "error", err)
 		l.pause(ctx, sessionConflictMaxWait)
 		return
@@ -135,12 +141,25 @@ func (l *listener) openSession(ctx workflow.Context) {
 	case out.SetGone:
 		l.setGone(ctx)
 	case out.Conflict:
+		s.LostSession = "" // deleted, or the service has no such session
+		first := s.HeldBy == ""
+		s.HeldBy = out.Holder
+		if s.HeldBy == "" {
+			s.HeldBy = "another session"
+		}
+		if first {
+			workflow.GetLogger(ctx).Info("scale set has another session; waiting", "scaleSet", s.Spec.Name, "holder", out.Holder)
+		}
+		l.reportSession(ctx)
+		waited := workflow.Now(ctx).Sub(began)
+		if l.conflictWaitsInActivity(ctx) && (in.WaitOnConflict == 0 || waited >= in.WaitOnConflict/2) {
+			// The next open waits in its activity, trying every few seconds.
+			// One that came back at once (a worker from before
+			// WaitOnConflict) waits on a timer, so the listener never spins.
+			return
+		}
 		wait := max(s.ConflictWait, sessionConflictFirstWait)
 		s.ConflictWait = min(2*wait, sessionConflictMaxWait)
-		s.LostSession = "" // deleted, or the service has no such session
-		workflow.GetLogger(ctx).Info("scale set has another session; waiting", "scaleSet", s.Spec.Name, "wait", wait, "holder", out.Holder)
-		s.HeldBy = out.Holder
-		l.reportSession(ctx)
 		l.pause(ctx, wait)
 	default:
 		s.SessionID, s.ConflictWait, s.LostSession, s.HeldBy = out.SessionID, 0, "", ""
@@ -161,6 +180,7 @@ func (l *listener) poll(ctx workflow.Context) {
 	in := calls.PollScaleSetInput{
 		Set: l.ref(), SessionID: s.SessionID, LastMessageID: s.LastMessageID, AckMessageID: s.Unacked,
 		MaxCapacity: s.Spec.MaxRunners, MaxWait: s.Spec.PollMaxWait, AcquireListed: s.AcquireListed,
+		Name: s.Spec.Name, Namespace: s.Spec.Namespace, MinRunners: s.Spec.MinRunners, Statistics: s.Statistics,
 	}
 	s.Polls++
 	l.polling, l.lost = fmt.Sprintf("poll-%d", s.Polls), false

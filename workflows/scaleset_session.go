@@ -1,6 +1,9 @@
 package workflows
 
 import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/arcflow/arcflow/activities/calls"
@@ -48,4 +51,35 @@ func (l *listener) reportSession(ctx workflow.Context) {
 		return
 	}
 	s.Reported = want
+}
+
+// conflictInActivityVersion marks listeners that wait out another listener's
+// session inside the open activity, which tries again every 5 to 10 s for up
+// to sessionConflictActivityWait: the set is taken within 10 s of its release
+// for one activity every 5 minutes. Before it, the listener waited on timers
+// of 5 s doubling to 60 s, so a session held 45 s delayed jobs 75 s.
+const conflictInActivityVersion = "scaleset-conflict-in-activity"
+
+// sessionConflictActivityWait is how long one open activity waits out a
+// conflict before it hands back to the workflow.
+const sessionConflictActivityWait = 5 * time.Minute
+
+// conflictWaitsInActivity says whether the next open waits out the conflict
+// in its activity; the choice is recorded once a run (ConflictInActivity).
+func (l *listener) conflictWaitsInActivity(ctx workflow.Context) bool {
+	s := &l.state
+	if !s.ConflictInActivity {
+		s.ConflictInActivity = workflow.GetVersion(ctx, conflictInActivityVersion, workflow.DefaultVersion, 1) >= 1
+	}
+	return s.ConflictInActivity
+}
+
+// conflictWaitOptions: an open that waits out a conflict heartbeats, so a
+// dead worker's wait moves to another within the heartbeat timeout.
+func conflictWaitOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: sessionConflictActivityWait + time.Minute,
+		HeartbeatTimeout:    30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 5},
+	})
 }

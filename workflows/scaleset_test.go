@@ -178,7 +178,50 @@ func TestAWithdrawnJobIsNoEnd(t *testing.T) {
 	require.Empty(t, lt.sent[2].Events, "no runner took it: the service assigns it again")
 }
 
-func TestASessionConflictIsWaitedOutOnTimers(t *testing.T) {
+// Another session holds the set: the first open says who (the pool hears it
+// once), and the next opens wait it out in their activity, minutes each, so
+// the set is taken within seconds of its release for one activity per wait.
+func TestASessionConflictIsWaitedOutInTheActivity(t *testing.T) {
+	lt := &listenerTest{}
+	lt.env = lt.NewTestWorkflowEnvironment()
+	var opens []calls.OpenScaleSetSessionInput
+	var at []time.Time
+	lt.env.OnActivity(scaleSets.EnsureScaleSet, mock.Anything, mock.Anything).Return(calls.EnsureScaleSetOutput{ID: 7, RunnerGroupID: 1}, nil)
+	lt.env.OnActivity(scaleSets.OpenScaleSetSession, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in calls.OpenScaleSetSessionInput) (calls.OpenScaleSetSessionOutput, error) {
+			opens, at = append(opens, in), append(at, lt.env.Now())
+			if len(opens) <= 3 {
+				return calls.OpenScaleSetSessionOutput{Conflict: true, Holder: "an active session for owner arc-listener"}, nil
+			}
+			return calls.OpenScaleSetSessionOutput{SessionID: "s2"}, nil
+		}).After(5 * time.Minute)
+	lt.env.OnActivity(scaleSets.PollScaleSet, mock.Anything, mock.Anything).Return(
+		func(context.Context, calls.PollScaleSetInput) (calls.PollScaleSetOutput, error) {
+			lt.env.SignalWorkflow(contract.SignalDelete, nil)
+			return calls.PollScaleSetOutput{}, nil
+		})
+	lt.mockReports()
+	lt.env.OnActivity(scaleSets.CloseScaleSetSession, mock.Anything, mock.Anything).Return(nil)
+	lt.env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", mock.Anything, mock.Anything).Return(nil)
+	lt.env.ExecuteWorkflow(ScaleSetWorkflow, ScaleSetInput{Spec: listenerSpec()})
+	require.NoError(t, lt.env.GetWorkflowError())
+	require.Len(t, opens, 4)
+	require.Zero(t, opens[0].WaitOnConflict, "the first open says at once who holds the set")
+	for i := 1; i < len(opens); i++ {
+		require.Equal(t, sessionConflictActivityWait, opens[i].WaitOnConflict, "open %d waits in its activity", i)
+		require.Equal(t, 5*time.Minute, at[i].Sub(at[i-1]).Round(time.Second), "no timer between opens")
+	}
+	pool := calls.PoolResourceRef{Namespace: "ci", Kind: "RunnerDeployment", Name: "linux"}
+	require.Equal(t, []calls.ScaleSetSessionReport{
+		{Pool: pool, ScaleSetID: 7, Holder: "an active session for owner arc-listener"},
+		{Pool: pool, ScaleSetID: 7},
+	}, lt.reports, "the pool hears once who holds the set, and once that its listener does")
+}
+
+// An open that comes back with a conflict at once although asked to wait (a
+// worker from before WaitOnConflict) is followed by a timer, 5 s doubling to
+// 60 s: the listener never spins.
+func TestAConflictThatCameBackAtOnceWaitsOnATimer(t *testing.T) {
 	lt := &listenerTest{}
 	lt.env = lt.NewTestWorkflowEnvironment()
 	var opens []time.Time
@@ -186,32 +229,27 @@ func TestASessionConflictIsWaitedOutOnTimers(t *testing.T) {
 	lt.env.OnActivity(scaleSets.OpenScaleSetSession, mock.Anything, mock.Anything).Return(
 		func(context.Context, calls.OpenScaleSetSessionInput) (calls.OpenScaleSetSessionOutput, error) {
 			opens = append(opens, lt.env.Now())
-			if len(opens) <= 4 {
-				return calls.OpenScaleSetSessionOutput{Conflict: true, Holder: "an active session for owner arc-listener"}, nil
+			if len(opens) <= 5 {
+				return calls.OpenScaleSetSessionOutput{Conflict: true}, nil
 			}
 			return calls.OpenScaleSetSessionOutput{SessionID: "s2"}, nil
 		})
-	lt.mockReports()
 	lt.env.OnActivity(scaleSets.PollScaleSet, mock.Anything, mock.Anything).Return(
 		func(context.Context, calls.PollScaleSetInput) (calls.PollScaleSetOutput, error) {
 			lt.env.SignalWorkflow(contract.SignalDelete, nil)
 			return calls.PollScaleSetOutput{}, nil
 		})
+	lt.mockReports()
 	lt.env.OnActivity(scaleSets.CloseScaleSetSession, mock.Anything, mock.Anything).Return(nil)
 	lt.env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", mock.Anything, mock.Anything).Return(nil)
 	lt.env.ExecuteWorkflow(ScaleSetWorkflow, ScaleSetInput{Spec: listenerSpec()})
 	require.NoError(t, lt.env.GetWorkflowError())
-	require.Len(t, opens, 5)
+	require.Len(t, opens, 6)
 	var waits []time.Duration
 	for i := 1; i < len(opens); i++ {
 		waits = append(waits, opens[i].Sub(opens[i-1]).Round(time.Second))
 	}
-	require.Equal(t, []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second}, waits, "backoff from 5 s, doubling")
-	pool := calls.PoolResourceRef{Namespace: "ci", Kind: "RunnerDeployment", Name: "linux"}
-	require.Equal(t, []calls.ScaleSetSessionReport{
-		{Pool: pool, ScaleSetID: 7, Holder: "an active session for owner arc-listener"},
-		{Pool: pool, ScaleSetID: 7},
-	}, lt.reports, "the pool hears once who holds the set, and once that its listener does")
+	require.Equal(t, []time.Duration{0, 5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second}, waits, "the first open's answer is no wait; then backoff from 5 s")
 }
 
 func TestADeletedSetIsFoundAgainAndTheCursorStartsOver(t *testing.T) {

@@ -21,6 +21,9 @@ type ScaleSetSpec struct {
 	Labels      []string
 	// MaxRunners is the HRA's maxReplicas, the capacity each poll sends.
 	MaxRunners int
+	// MinRunners is the HRA's minReplicas; only the worker's gha_min_runners
+	// and gha_desired_runners read it (the autoscaler has its own).
+	MinRunners int `json:",omitempty"`
 	// Autoscaler is the workflow ID of the HRA that scales the pool, which
 	// hears the demand; empty while there is none.
 	Autoscaler string `json:",omitempty"`
@@ -104,6 +107,9 @@ type ScaleSetState struct {
 	// ("open", or "held: " and HeldBy).
 	HeldBy   string `json:",omitempty"`
 	Reported string `json:",omitempty"`
+	// ConflictInActivity: the open activity waits out a conflict
+	// (conflictInActivityVersion).
+	ConflictInActivity bool `json:",omitempty"`
 }
 
 // ScaleSetJob is an open job of the set.

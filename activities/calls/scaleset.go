@@ -42,6 +42,9 @@ type OpenScaleSetSessionInput struct {
 	SessionID string `json:",omitempty"`
 	Owner     string
 	Stale     string `json:",omitempty"`
+	// WaitOnConflict, when set, makes a conflict be tried again every 5 to
+	// 10 s for up to that long before it is the outcome.
+	WaitOnConflict time.Duration `json:",omitempty"`
 }
 
 // OpenScaleSetSessionOutput: the session, or why there is none. Conflict: the
@@ -77,6 +80,14 @@ type PollScaleSetInput struct {
 	MaxCapacity   int
 	MaxWait       time.Duration
 	AcquireListed bool `json:",omitempty"`
+	// Name, Namespace, MinRunners and Statistics are for the worker's
+	// arcflow_gha_ metrics only: the set's name and the pool's namespace
+	// label them, and the gauges show the last statistics recorded and
+	// minRunners while the poll runs.
+	Name       string             `json:",omitempty"`
+	Namespace  string             `json:",omitempty"`
+	MinRunners int                `json:",omitempty"`
+	Statistics ScaleSetStatistics `json:",omitzero"`
 }
 
 // PollScaleSetOutput is a message, or what ended the poll without one.

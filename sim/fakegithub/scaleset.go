@@ -165,11 +165,14 @@ type ScaleSetInfo struct {
 	Session, SessionOwner string
 	// Undeleted counts the messages the listener has not deleted.
 	Undeleted int
+	// MaxCapacity is the X-ScaleSetMaxCapacity the set's last poll sent
+	// (-1: none yet).
+	MaxCapacity int
 }
 
 // info is the set as a test sees it. Callers hold s.mu.
 func (s *Server) info(set *scaleSet) ScaleSetInfo {
-	out := ScaleSetInfo{ID: set.ID, Name: set.Name, RunnerGroupID: set.RunnerGroupID, Labels: set.Labels, Undeleted: len(set.messages)}
+	out := ScaleSetInfo{ID: set.ID, Name: set.Name, RunnerGroupID: set.RunnerGroupID, Labels: set.Labels, Undeleted: len(set.messages), MaxCapacity: set.maxCapacity}
 	if s.live(set) {
 		out.Session, out.SessionOwner = set.session.ID, set.session.Owner
 	}
