@@ -120,10 +120,10 @@ func TestAScaleSetListenerRidesOutTheServicesFaults(t *testing.T) {
 		}
 		return len(live) >= 1
 	}, 60*time.Second, 200*time.Millisecond, "the idle runner of the deleted set is replaced by one of the new set: %v", ofOldSet)
-	for i := range 2 {
+	for i := range 5 {
 		w.Queue("octo-org/app", fmt.Sprintf("new-set-%d", i), []string{"arc-app"})
 	}
-	allDone(t, w, 4, 90*time.Second, "the jobs of the new set ran")
+	allDone(t, w, 7, 2*time.Minute, "the five jobs queued after the set was made again ran")
 	require.Empty(t, w.Runners.Violations())
 }
 
