@@ -22,7 +22,8 @@ const pollTimeout = 90 * time.Second
 // costs no Temporal action. It returns a message, the session's or the set's
 // loss, or nothing once MaxWait passed. The worker's heartbeat interceptor
 // keeps it alive; a worker that dies mid-poll loses nothing, as the message is
-// deleted only once a later poll is asked to.
+// deleted only once a later poll is asked to. While it runs, this worker alone
+// exports the set's gauges (ScaleSetMetrics).
 func (s *ScaleSets) PollScaleSet(ctx context.Context, in calls.PollScaleSetInput) (calls.PollScaleSetOutput, error) {
 	c, err := s.client(ctx, in.Set.Scope)
 	if err != nil {
@@ -31,6 +32,7 @@ func (s *ScaleSets) PollScaleSet(ctx context.Context, in calls.PollScaleSetInput
 	scope, setID, session := in.Set.Scope, in.Set.ID, in.SessionID
 	stopBeats := heartbeatEvery(ctx, 5*time.Second)
 	defer stopBeats()
+	defer s.Metrics.polling(in)()
 	if in.AckMessageID != 0 {
 		err := c.DeleteMessage(ctx, scope, setID, session, in.AckMessageID)
 		if out, done := lostOrGone(err); done {
@@ -94,6 +96,7 @@ func (s *ScaleSets) PollScaleSet(ctx context.Context, in calls.PollScaleSetInput
 			}
 			return out, err
 		}
+		s.Metrics.received(in, msg)
 		out.Message = queueMessage(msg)
 		return out, nil
 	}

@@ -16,7 +16,8 @@ import (
 var allAlerts = []string{
 	"ArcflowWorkerDown", "ArcflowWorkerNoLeader", "ArcflowRunnersFailing", "ArcflowResourceNotAccepted",
 	"ArcflowWebhookDown", "ArcflowWebhookUnavailable", "ArcflowWebhookBadSignatures",
-	"ArcflowTemporalTaskBacklog", "ArcflowTemporalDown", "ArcflowJobsWaitingLong", "ArcflowGitHubRateLimitLow",
+	"ArcflowTemporalTaskBacklog", "ArcflowTemporalDown", "ArcflowJobsWaitingLong", "ArcflowScaleSetJobsWaiting",
+	"ArcflowGitHubRateLimitLow",
 }
 
 // With the new options off, the chart renders what it rendered before them.
@@ -92,6 +93,7 @@ func TestChartOptionsWithoutTheWebhook(t *testing.T) {
 	require.NotContains(t, names, "ArcflowWebhookDown")
 	require.NotContains(t, names, "ArcflowJobsWaitingLong", "the webhook exports the job startup histogram")
 	require.Contains(t, names, "ArcflowWorkerDown")
+	require.Contains(t, names, "ArcflowScaleSetJobsWaiting", "a scale set needs no webhook, and the worker exports its metrics")
 }
 
 // Single alerts can be turned off, and a zero `for` is left out.

@@ -49,7 +49,7 @@ func (w *ResourceWatcher) signalListener(ctx context.Context, listener workflows
 }
 
 // listenerSpec is what a pool's listener is told: the pool's set, and its
-// HRA's autoscaler and maxReplicas.
+// HRA's autoscaler, maxReplicas and minReplicas (for the gha_ metrics).
 func (w *ResourceWatcher) listenerSpec(kind string, u *unstructured.Unstructured, spec workflows.PoolSpec) workflows.ScaleSetSpec {
 	listener := workflows.ScaleSetSpec{
 		Namespace: spec.Namespace, Kind: kind, Pool: spec.Name, Scope: spec.Scope,
@@ -60,6 +60,9 @@ func (w *ResourceWatcher) listenerSpec(kind string, u *unstructured.Unstructured
 		listener.Autoscaler = contract.AutoscalerWorkflowID(hra.Namespace, hra.Name)
 		if hra.Spec.MaxReplicas != nil {
 			listener.MaxRunners = *hra.Spec.MaxReplicas
+		}
+		if hra.Spec.MinReplicas != nil {
+			listener.MinRunners = *hra.Spec.MinReplicas
 		}
 	}
 	return listener

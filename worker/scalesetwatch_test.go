@@ -49,6 +49,7 @@ func TestTheHRAPathSendsTheListenerOnlyWhatChanged(t *testing.T) {
 	require.NoError(t, w.scaleSetFollows(ctx, v1alpha1.KindRunnerDeployment, pool, spec))
 	require.Len(t, sent, 1, "the pool path sends the spec")
 	require.Equal(t, 5, sent[0].MaxRunners, "the HRA's maxReplicas is the set's capacity")
+	require.Zero(t, sent[0].MinRunners, "no minReplicas")
 
 	hra, ok := w.hraOf(v1alpha1.KindRunnerDeployment, "ci", "linux")
 	require.True(t, ok)
@@ -62,6 +63,13 @@ func TestTheHRAPathSendsTheListenerOnlyWhatChanged(t *testing.T) {
 	require.Len(t, sent, 2, "a change of the HRA's own is sent")
 	require.Equal(t, 9, sent[1].MaxRunners)
 
+	require.NoError(t, unstructured.SetNestedField(hraObj.Object, int64(2), "spec", "minReplicas"))
+	w.hras = listerOf(hraObj)
+	hra, _ = w.hraOf(v1alpha1.KindRunnerDeployment, "ci", "linux")
+	require.NoError(t, w.refreshScaleSetOf(ctx, &hra))
+	require.Len(t, sent, 3, "minReplicas, for the listener's gha_min_runners, is sent too")
+	require.Equal(t, 2, sent[2].MinRunners)
+
 	require.NoError(t, w.scaleSetFollows(ctx, v1alpha1.KindRunnerDeployment, pool, spec))
-	require.Len(t, sent, 3, "the pool path always sends: it is what starts a lost listener again")
+	require.Len(t, sent, 4, "the pool path always sends: it is what starts a lost listener again")
 }

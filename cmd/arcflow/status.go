@@ -21,12 +21,13 @@ import (
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
-// runStatus is `arcflow status`: autoscalers and pools from their `state` queries,
-// runners counted by state from the ArcflowRunnerState search attribute.
+// runStatus is `arcflow status`: autoscalers, pools and scale set listeners from
+// their `state` queries, runners counted by state from the ArcflowRunnerState
+// search attribute.
 func runStatus(args []string) error {
 	fs := flag.NewFlagSet("status", flag.ExitOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: arcflow status [-n NAMESPACE]\n\nA table of autoscalers, pools and their runners, from the workflows' state queries.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: arcflow status [-n NAMESPACE]\n\nA table of autoscalers, pools and their runners, and runner scale sets, from the workflows' state queries.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	namespace := fs.String("n", "", "only this Kubernetes namespace (default: all)")
@@ -84,6 +85,9 @@ func runStatus(args []string) error {
 			}
 		}
 		fmt.Fprintf(out, "%s\t%s\t%d\t%d\t%s\t%s\n", strings.ToLower(s.Spec.Kind), pool, s.Desired(), len(s.Runners), detail, id)
+	}
+	if err := printScaleSets(ctx, tc, out, *namespace); err != nil {
+		return err
 	}
 	return out.Flush()
 }

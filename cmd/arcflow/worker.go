@@ -97,7 +97,7 @@ func newWorkerPart(p *process, common *commonFlags, flags *workerFlags) (*worker
 		&activities.Kubernetes{Client: kube, Dynamic: p.dynamic, Tokens: gh, Credentials: creds, Defaults: flags.podDefaults,
 			LostJobs: activities.NewLostJobMetrics(p.reg), ScaleSets: scaleSets.For},
 		&activities.GitHub{Registry: gh, Jobs: gh, Reruns: gh, Credentials: creds},
-		&activities.ScaleSets{Clients: scaleSets.For}, worker.Settings{GroupRunnerEnds: flags.groupRunnerEnds,
+		&activities.ScaleSets{Clients: scaleSets.For, Metrics: activities.NewScaleSetMetrics(p.reg)}, worker.Settings{GroupRunnerEnds: flags.groupRunnerEnds,
 			Revisions: &worker.WorkerRevisions{Kube: kube, Namespace: flags.election.Namespace, Log: p.log}})
 	return &workerPart{p: p, kube: kube, common: common, flags: flags, gh: gh, creds: creds, worker: w, metrics: worker.NewResourceMetrics(p.reg), arc: arc}, nil
 }

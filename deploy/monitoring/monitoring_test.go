@@ -52,5 +52,5 @@ func TestAlertsHaveRunbooks(t *testing.T) {
 			require.NotEmpty(t, MetricNames(r.Expr), r.Alert)
 		}
 	}
-	require.Equal(t, 11, n)
+	require.Equal(t, 12, n)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +65,19 @@ func TestAScaleSetsJobsRunWithNoWebhook(t *testing.T) {
 		w.Queue("octo-org/app", fmt.Sprintf("build-%d", i), []string{"arc-app"})
 	}
 	allDone(t, w, 3, 90*time.Second, "the three jobs ran on the set's runners")
+
+	// arcflow status has the listener's row, and the worker whose poll runs
+	// exports the set's gauges (maxReplicas 4) and counted the starts.
+	out, err := arcflowCLI(t, ns, "status", "-n", ns)
+	require.NoError(t, err, out)
+	require.Regexp(t, `scaleset +scaleset/app +- +\d+ +set arc-app \(id \d+\), session held; \d+ assigned, \d+ running, \d+ idle`, out)
+	setLabels := `enterprise="",name="arc-app",namespace="scaleset",organization="octo-org",repository="app"`
+	var metrics string
+	require.Eventually(t, func() bool {
+		metrics = readAllMetrics(t, w.WorkerMetricsURL)
+		return strings.Contains(metrics, "arcflow_gha_max_runners{"+setLabels+"} 4")
+	}, 30*time.Second, 200*time.Millisecond, "the polling worker exports the set's gauges")
+	require.Regexp(t, `arcflow_gha_started_jobs_total\{[^}]*name="arc-app"[^}]*\} [1-9]`, metrics)
 
 	require.Eventually(t, func() bool { return w.Runners.LivePods() == 0 && len(w.GitHub.Runners()) == 0 },
 		60*time.Second, 200*time.Millisecond, "back to the minimum, nothing left registered")
