@@ -26,6 +26,8 @@ const (
 	containerModeKubernetes = "kubernetes"
 	// containerHooksPath is the hooks' entry point in ARC's runner images.
 	containerHooksPath = "/runner/k8s/index.js"
+	// gitHubContainerHooksPath is theirs in GitHub's image (ARC's scale-set chart's).
+	gitHubContainerHooksPath = gitHubRunnerHome + "/k8s/index.js"
 	// LabelJobPodOf is the label the hooks put on the job pods and Secrets they
 	// create: the runner pod's name.
 	LabelJobPodOf = "runner-pod"
@@ -49,12 +51,12 @@ var kubernetesModeRules = []rbacv1.PolicyRule{
 }
 
 // kubernetesModeEnv is what the hooks read.
-func kubernetesModeEnv(spec v1alpha1.RunnerSpec) []corev1.EnvVar {
+func kubernetesModeEnv(spec v1alpha1.RunnerSpec, image string) []corev1.EnvVar {
 	field := func(name, path string) corev1.EnvVar {
 		return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: path}}}
 	}
 	env := []corev1.EnvVar{
-		{Name: "ACTIONS_RUNNER_CONTAINER_HOOKS", Value: containerHooksPath},
+		{Name: "ACTIONS_RUNNER_CONTAINER_HOOKS", Value: containerHooks(image)},
 		{Name: "ACTIONS_RUNNER_REQUIRE_JOB_CONTAINER", Value: "true"},
 		field("ACTIONS_RUNNER_POD_NAME", "metadata.name"),
 		field("ACTIONS_RUNNER_JOB_NAMESPACE", "metadata.namespace"),
@@ -153,4 +155,12 @@ func (k *Kubernetes) deleteJobPods(ctx context.Context, ref PodRef) error {
 		}
 	}
 	return nil
+}
+
+// containerHooks is the container hooks' entry point in the runner image.
+func containerHooks(image string) string {
+	if RunnerImageKindOf(image) == GitHubRunnerImage {
+		return gitHubContainerHooksPath
+	}
+	return containerHooksPath
 }

@@ -17,6 +17,7 @@ import (
 // PodDefaults are the controller-wide defaults of ARC's flags.
 type PodDefaults struct {
 	RunnerImage    string   // --runner-image
+	JITRunnerImage string   // --jit-runner-image; empty: RunnerImage
 	DockerImage    string   // --docker-image
 	DockerGID      string   // --docker-gid
 	RegistryMirror string   // --docker-registry-mirror
@@ -24,9 +25,10 @@ type PodDefaults struct {
 	PullSecrets    []string // --runner-image-pull-secret
 }
 
-// DefaultPodDefaults are ARC's flag defaults.
+// DefaultPodDefaults are ARC's flag defaults, and arcflow's JIT runner image.
 func DefaultPodDefaults() PodDefaults {
-	return PodDefaults{RunnerImage: "summerwind/actions-runner:latest", DockerImage: "docker:dind", DockerGID: "1001"}
+	return PodDefaults{RunnerImage: "summerwind/actions-runner:latest", JITRunnerImage: DefaultJITRunnerImage,
+		DockerImage: "docker:dind", DockerGID: "1001"}
 }
 
 // TokenSecretName is a runner's own Secret: a JIT runner's configuration, or
@@ -99,7 +101,7 @@ func BuildRunnerPod(in RunnerPodInput, defaults PodDefaults) *corev1.Pod {
 	if len(containers) == 0 {
 		containers = []corev1.Container{runner}
 		if sidecar {
-			containers = append(containers, dockerContainer(spec, defaults))
+			containers = append(containers, dockerContainer(spec, defaults, runner.Image))
 		}
 	} else {
 		containers = append([]corev1.Container(nil), containers...)
@@ -121,10 +123,7 @@ func BuildRunnerPod(in RunnerPodInput, defaults PodDefaults) *corev1.Pod {
 
 func runnerContainer(in RunnerPodInput, defaults PodDefaults, sidecar bool) corev1.Container {
 	spec := in.Spec
-	image := spec.Image
-	if image == "" {
-		image = defaults.RunnerImage
-	}
+	image, command := defaultImage(in, defaults)
 	pullPolicy := spec.ImagePullPolicy
 	if pullPolicy == "" {
 		pullPolicy = corev1.PullAlways
@@ -141,7 +140,7 @@ func runnerContainer(in RunnerPodInput, defaults PodDefaults, sidecar bool) core
 		{Name: "DOCKER_ENABLED", Value: strconv.FormatBool(dockerEnabled || dindInRunner)},
 		{Name: "DOCKERD_IN_RUNNER", Value: strconv.FormatBool(dindInRunner)},
 		{Name: "GITHUB_URL", Value: in.GitHubURL},
-		{Name: "RUNNER_WORKDIR", Value: spec.WorkDirOrDefault()},
+		{Name: "RUNNER_WORKDIR", Value: workDir(spec, image)},
 		{Name: "RUNNER_EPHEMERAL", Value: strconv.FormatBool(spec.IsEphemeral())},
 		{Name: "RUNNER_STATUS_UPDATE_HOOK", Value: "false"},
 		{Name: "GITHUB_ACTIONS_RUNNER_EXTRA_USER_AGENT", Value: "arcflow"},
@@ -159,7 +158,7 @@ func runnerContainer(in RunnerPodInput, defaults PodDefaults, sidecar bool) core
 		env = append(env, corev1.EnvVar{Name: "DOCKER_HOST", Value: "unix:///run/docker.sock"})
 	}
 	if kubernetesMode(spec) {
-		env = append(env, kubernetesModeEnv(spec)...)
+		env = append(env, kubernetesModeEnv(spec, image)...)
 	}
 	if dindInRunner {
 		if spec.DockerMTU != nil {
@@ -169,13 +168,14 @@ func runnerContainer(in RunnerPodInput, defaults PodDefaults, sidecar bool) core
 			env = append(env, corev1.EnvVar{Name: "DOCKER_REGISTRY_MIRROR", Value: mirror})
 		}
 	}
-	mounts := []corev1.VolumeMount{{Name: "runner", MountPath: "/runner"}, {Name: "work", MountPath: spec.WorkDirOrDefault()}}
+	mounts := []corev1.VolumeMount{{Name: "runner", MountPath: "/runner"}, {Name: "work", MountPath: workDir(spec, image)}}
 	if sidecar {
 		mounts = append(mounts, corev1.VolumeMount{Name: "var-run", MountPath: "/run"})
 	}
 	c := corev1.Container{
 		Name:            calls.RunnerContainerName,
 		Image:           image,
+		Command:         command,
 		ImagePullPolicy: pullPolicy,
 		Env:             append(append([]corev1.EnvVar(nil), spec.Env...), env...),
 		EnvFrom:         spec.EnvFrom,
@@ -188,10 +188,41 @@ func runnerContainer(in RunnerPodInput, defaults PodDefaults, sidecar bool) core
 	return c
 }
 
+// defaultImage is the runner container's image and command. A template that
+// names no image gets --runner-image, or, for JIT runners, --jit-runner-image:
+// summerwind's entrypoint never reads a JIT configuration. GitHub's image has
+// no entrypoint, so it comes with run.sh unless the template gave a command.
+func defaultImage(in RunnerPodInput, defaults PodDefaults) (string, []string) {
+	user := UserRunnerContainer(in.Spec)
+	switch {
+	case user.Image != "":
+		return user.Image, nil
+	case !in.JIT || defaults.JITRunnerImage == "":
+		return defaults.RunnerImage, nil
+	case len(user.Command) > 0:
+		return defaults.JITRunnerImage, nil
+	}
+	return defaults.JITRunnerImage, []string{JITRunnerCommand}
+}
+
+// workDir is where the work volume is mounted: the template's workDir, else
+// where the image's runner works by default (a JIT configuration's _work,
+// under GitHub's image's /home/runner), so the docker sidecar and job pods
+// see the runner's workspace.
+func workDir(spec v1alpha1.RunnerSpec, image string) string {
+	if spec.WorkDir == "" && RunnerImageKindOf(image) == GitHubRunnerImage {
+		return gitHubRunnerHome + "/_work"
+	}
+	return spec.WorkDirOrDefault()
+}
+
 // mergeRunnerContainer fills a user-supplied runner container with the defaults.
 func mergeRunnerContainer(user, defaults corev1.Container) corev1.Container {
 	if user.Image == "" {
 		user.Image = defaults.Image
+	}
+	if len(user.Command) == 0 {
+		user.Command = defaults.Command // set only for an image arcflow chose
 	}
 	if user.ImagePullPolicy == "" {
 		user.ImagePullPolicy = defaults.ImagePullPolicy
@@ -224,10 +255,13 @@ func registryMirror(spec v1alpha1.RunnerSpec, defaults PodDefaults) string {
 	return defaults.RegistryMirror
 }
 
-func dockerContainer(spec v1alpha1.RunnerSpec, defaults PodDefaults) corev1.Container {
+func dockerContainer(spec v1alpha1.RunnerSpec, defaults PodDefaults, runnerImage string) corev1.Container {
 	gid := defaults.DockerGID
 	if image := spec.Image; strings.Contains(image, "22.04") || strings.Contains(image, "24.04") {
 		gid = "121"
+	}
+	if RunnerImageKindOf(runnerImage) == GitHubRunnerImage {
+		gid = "123" // its runner user's docker group, as ARC's scale-set chart's dind mode says
 	}
 	args := []string{"dockerd", "--host=unix:///run/docker.sock", "--group=$(DOCKER_GROUP_GID)"}
 	env := []corev1.EnvVar{{Name: "DOCKER_GROUP_GID", Value: gid}}
@@ -248,7 +282,7 @@ func dockerContainer(spec v1alpha1.RunnerSpec, defaults PodDefaults) corev1.Cont
 		SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(true)},
 		VolumeMounts: append([]corev1.VolumeMount{
 			{Name: "runner", MountPath: "/runner"},
-			{Name: "work", MountPath: spec.WorkDirOrDefault()},
+			{Name: "work", MountPath: workDir(spec, runnerImage)},
 			{Name: "var-run", MountPath: "/run"},
 		}, spec.DockerVolumeMounts...),
 		// Keep dockerd alive while the runner finishes its job (ARC's preStop).

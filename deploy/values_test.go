@@ -29,6 +29,7 @@ var tuning = []string{
 	"--set", "arcController.lease=arc-system/arc-leader",
 	"--set", "arcController.podSelector=app.kubernetes.io/instance in (arc\\,arc-old)",
 	"--set", "worker.poolDeletionGracePeriod=30m",
+	"--set", "runner.jitImage=registry.example.org/actions/actions-runner:2.325.0",
 	"--set", "worker.extraArgs[0]=--github-budget-share=0.3",
 	"--set", "worker.extraArgs[1]=--reconcile-period=3m",
 	"--set", "worker.extraEnv[0].name=HTTPS_PROXY",
@@ -55,6 +56,7 @@ func TestChartTuningValuesReachTheProcesses(t *testing.T) {
 		"arc-controller-lease":        "arc-system/arc-leader",
 		"arc-controller-pod-selector": "app.kubernetes.io/instance in (arc,arc-old)",
 		"pool-deletion-grace-period":  "30m",
+		"jit-runner-image":            "registry.example.org/actions/actions-runner:2.325.0",
 		"github-budget-share":         "0.3",
 		"reconcile-period":            "3m", // extraArgs over reconcilePeriod
 	} {
@@ -98,6 +100,7 @@ func TestChartTuningDefaults(t *testing.T) {
 		require.Equal(t, want, lastFlag(t, wargs, flag), "worker --%s", flag)
 	}
 	require.Empty(t, flagValues(wargs, "pool-deletion-grace-period"))
+	require.Empty(t, flagValues(wargs, "jit-runner-image"), "the worker's own default")
 	require.Empty(t, flagValues(wargs, "runner-image-pull-secret"))
 	require.Equal(t, "ghcr.io/arcflow/arcflow:v0.1.0", webhook["image"])
 	require.Equal(t, worker["image"], webhook["image"])

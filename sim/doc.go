@@ -2,7 +2,9 @@
 // job dispatcher and webhook sender, and the runner process inside each runner pod.
 //
 //   - Runners plays every runner pod: it registers with the fake GitHub once the pod
-//     is Running, runs the jobs GitHub hands it, and exits after one job when ephemeral.
+//     is Running, as its image's entrypoint would (a pod whose entrypoint cannot
+//     start its runner fails at once), runs the jobs GitHub hands it, and exits
+//     after one job when ephemeral.
 //     It also takes runners away as infrastructure does (LoseNode, EvictPod,
 //     OOMKill), which fails their jobs as expected losses (Lost).
 //   - Sender delivers signed workflow_job webhooks, with loss, duplication, delay

@@ -11,28 +11,36 @@ import (
 	"github.com/arcflow/arcflow/activities"
 )
 
-// register does what the runner image's entrypoint does: config.sh with the
-// registration token, or, for a JIT runner, run.sh with its configuration, which
-// brings the runner GitHub registered at its creation online. A pod gone by
-// then registers nothing.
+// register does what the runner image's entrypoint does (start): config.sh
+// with the registration token, or run.sh with a JIT configuration, which
+// brings the runner GitHub registered at its creation online; an image the
+// simulator does not know uses whichever its pod has. A pod gone by then
+// registers nothing. A known entrypoint whose credential comes empty from
+// its Secret exits 1 (errNoCredential).
 //
 // The pod's existence is asked for last, just before GitHub hears of the
 // runner: a real process cannot register once its pod is gone, while the
 // reads before it (claims, the Secret) take long enough on a loaded API
 // server for arcflow to delete the pod and make its last look for a
 // registration meanwhile, which would leave this one behind.
-func (r *Runners) register(ctx context.Context, pod *corev1.Pod, env map[string]corev1.EnvVar) error {
+func (r *Runners) register(ctx context.Context, pod *corev1.Pod, env map[string]corev1.EnvVar, start Start) error {
 	if err := r.writeVolumes(ctx, pod); err != nil {
 		return err
 	}
 	key := activities.TokenSecretKey
 	_, jit := env[activities.JITConfigSecretKey]
+	if start != StartAsAny {
+		jit = start == StartJIT
+	}
 	if jit {
 		key = activities.JITConfigSecretKey
 	}
 	secret, err := r.secretValue(ctx, pod.Namespace, env, key)
 	if err != nil || !r.podExists(ctx, pod) {
 		return err
+	}
+	if secret == "" && start != StartAsAny {
+		return fmt.Errorf("%s: %w", key, errNoCredential)
 	}
 	if jit {
 		_, err = r.GitHub.StartJIT(secret)

@@ -18,12 +18,12 @@ import (
 
 	"github.com/arcflow/arcflow/activities"
 	"github.com/arcflow/arcflow/sim/fakegithub"
-	"github.com/arcflow/arcflow/sim/kubelet"
 )
 
 // Runners plays the runner inside every runner pod, and GitHub's job dispatcher:
-//   - a Running pod registers under its RUNNER_NAME with the token from its Secret,
-//     RegisterDelay later, as config.sh would;
+//   - a Running pod registers under its RUNNER_NAME with the credential from its
+//     Secret, RegisterDelay later, as its image's entrypoint would (Entrypoint):
+//     one that cannot start its runner ends Failed at once, never registered;
 //   - queued jobs go to idle runners that fit them (fakegithub.Server.AssignQueued);
 //   - a job runs for JobDuration, then completes; an ephemeral runner then exits,
 //     so its pod ends Succeeded;
@@ -277,27 +277,30 @@ func (r *Runners) observe(ctx context.Context, obj any) {
 		r.registered[rec.UID] = true
 	}
 	r.mu.Unlock()
-	if running && env[CrashAtStartEnv].Value == "true" {
-		// A runner image that crashes at start: the container exits 1 and the
-		// pod (restartPolicy Never) ends Failed, never registered.
-		go func() {
-			if err := kubelet.EndPod(ctx, r.Kube, pod.Namespace, pod.Name, corev1.PodFailed); err != nil && ctx.Err() == nil {
-				r.Log.Warn("simulated runner could not crash", "runner", name, "error", err)
-			}
-		}()
+	if !running {
 		return
 	}
-	if running {
-		time.AfterFunc(r.RegisterDelay, func() {
-			if !r.podLive(name, string(pod.UID)) {
-				return // the process died with its pod before config.sh ran
-			}
-			if err := r.register(ctx, pod, env); err != nil && ctx.Err() == nil {
-				r.Log.Warn("simulated runner could not register", "runner", name, "error", err)
-			}
-			r.poke()
-		})
+	c := runnerContainer(pod)
+	start := Entrypoint(c.Image, c.Command, c.Args, env)
+	if env[CrashAtStartEnv].Value == "true" || start == ExitAtStart || start == NotCreated {
+		// A runner image that crashes at start, or whose entrypoint cannot
+		// start this pod's runner: the pod ends Failed, never registered.
+		go r.crash(ctx, pod, name, "exit at start")
+		return
 	}
+	time.AfterFunc(r.RegisterDelay, func() {
+		if !r.podLive(name, string(pod.UID)) {
+			return // the process died with its pod before config.sh ran
+		}
+		err := r.register(ctx, pod, env, start)
+		switch {
+		case errors.Is(err, errNoCredential):
+			r.crash(ctx, pod, name, err.Error())
+		case err != nil && ctx.Err() == nil:
+			r.Log.Warn("simulated runner could not register", "runner", name, "error", err)
+		}
+		r.poke()
+	})
 }
 
 // podExists asks the API server whether the pod is still there: a process

@@ -317,15 +317,16 @@ func (w *ResourceWatcher) setConditions(ctx context.Context, kind string, u *uns
 		case c.Type == runnersFailing:
 			w.reportFailingStart(ctx, kind, before, c)
 		case c.Type == gitHubBudget, c.Type == runnersTakenOver, c.Type == activities.RerunLostJobsCondition: // their events come from elsewhere
-		case c.Status != metav1.ConditionTrue || c.Type == "UnsupportedFields":
+		case c.Status != metav1.ConditionTrue || c.Type == "UnsupportedFields" || c.Type == runnerImageUnfit:
 			w.event(ctx, kind, u, c.Reason, c.Message)
 		}
 	}
 }
 
 // wantedConditions is the conditions list of u with Accepted (and
-// UnsupportedFields) as given, the conditions derived from its status, and
-// the other writers' conditions kept as they are.
+// UnsupportedFields) as given, RunnerImageUnfit from its template, the
+// conditions derived from its status, and the other writers' conditions kept
+// as they are.
 func wantedConditions(u *unstructured.Unstructured, status metav1.ConditionStatus, reason, message string, unsupported []string) []metav1.Condition {
 	conds := []metav1.Condition{{
 		Type: "Accepted", Status: status, Reason: reason, Message: message,
@@ -336,6 +337,9 @@ func wantedConditions(u *unstructured.Unstructured, status metav1.ConditionStatu
 			Type: "UnsupportedFields", Status: metav1.ConditionTrue, Reason: "Ignored",
 			Message: "arcflow ignores: " + strings.Join(unsupported, "; "), ObservedGeneration: u.GetGeneration(), LastTransitionTime: metav1.Now(),
 		})
+	}
+	if unfit, ok := runnerImageCondition(u); ok {
+		conds = append(conds, unfit)
 	}
 	if failing, ok := runnersFailingCondition(u); ok {
 		conds = append(conds, failing)

@@ -36,6 +36,9 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	w := &workerFlags{podDefaults: activities.DefaultPodDefaults()}
 	d := &w.podDefaults
 	fs.StringVar(&d.RunnerImage, "runner-image", d.RunnerImage, "default runner image")
+	fs.StringVar(&d.JITRunnerImage, "jit-runner-image", envOr("ARCFLOW_JIT_RUNNER_IMAGE", d.JITRunnerImage),
+		"runner image of JIT and scale-set pools that name none, started with command "+activities.JITRunnerCommand+
+			" unless the pool gives one; empty: --runner-image (env ARCFLOW_JIT_RUNNER_IMAGE)")
 	fs.StringVar(&d.DockerImage, "docker-image", d.DockerImage, "docker sidecar image")
 	fs.StringVar(&d.DockerGID, "docker-gid", d.DockerGID, "docker group ID in the sidecar")
 	fs.StringVar(&d.RegistryMirror, "docker-registry-mirror", "", "default docker registry mirror")

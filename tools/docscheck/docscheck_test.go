@@ -206,11 +206,14 @@ func TestCheckLocalPaths(t *testing.T) {
 		"https://example.com/work/tmp is a URL",
 		"(/home/alice/arcflow)",
 		"clone at /work/main",
+		"command: [\"/home/runner/run.sh\"], GitHub's runner image's",
+		"`/home/runner/_work` beside /home/bob/x",
 	}, "\n"))
 	require.Equal(t, []string{
 		"docs/x.md:2: names /root, a path on the machine that wrote it",
 		"docs/x.md:3: names /tmp, a path on the machine that wrote it",
 		"docs/x.md:5: names /home/alice, a path on the machine that wrote it",
 		"docs/x.md:6: names /work, a path on the machine that wrote it",
+		"docs/x.md:8: names /home/bob, a path on the machine that wrote it",
 	}, msgs(CheckLocalPaths(doc)))
 }
