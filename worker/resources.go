@@ -316,7 +316,7 @@ func (w *ResourceWatcher) setConditions(ctx context.Context, kind string, u *uns
 		switch {
 		case c.Type == runnersFailing:
 			w.reportFailingStart(ctx, kind, before, c)
-		case c.Type == gitHubBudget, c.Type == runnersTakenOver, c.Type == activities.RerunLostJobsCondition: // their events come from elsewhere
+		case c.Type == gitHubBudget, c.Type == runnersTakenOver, c.Type == activities.RerunLostJobsCondition, c.Type == activities.ScaleSetSessionCondition: // their events come from elsewhere
 		case c.Status != metav1.ConditionTrue || c.Type == "UnsupportedFields" || c.Type == runnerImageUnfit:
 			w.event(ctx, kind, u, c.Reason, c.Message)
 		}
@@ -347,7 +347,7 @@ func wantedConditions(u *unstructured.Unstructured, status metav1.ConditionStatu
 	if taken, ok := runnersTakenOverCondition(u); ok {
 		conds = append(conds, taken)
 	}
-	for _, kept := range []string{gitHubBudget, activities.RerunLostJobsCondition} {
+	for _, kept := range []string{gitHubBudget, activities.RerunLostJobsCondition, activities.ScaleSetSessionCondition} {
 		if c, ok := conditionOf(u, kept); ok {
 			conds = append(conds, c) // the budget watcher's and the re-run workflows', kept as they are
 		}

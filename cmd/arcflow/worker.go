@@ -66,7 +66,11 @@ func newWorkerPart(p *process, common *commonFlags, flags *workerFlags) (*worker
 	if err != nil {
 		return nil, err
 	}
-	ghOptions := github.Options{Metrics: github.NewMetrics(p.reg),
+	transport, err := github.NewTransport(flags.githubCAFile)
+	if err != nil {
+		return nil, err
+	}
+	ghOptions := github.Options{Metrics: github.NewMetrics(p.reg), Transport: transport,
 		RunnerListInterval: flags.githubListInterval, BudgetShare: flags.githubBudgetShare}
 	gh, err := github.New(ghConfig, ghOptions)
 	if err != nil {
@@ -91,7 +95,7 @@ func newWorkerPart(p *process, common *commonFlags, flags *workerFlags) (*worker
 			return gh, nil
 		}
 		return creds.For(ctx, ref)
-	}}
+	}, Transport: transport, Version: buildVersion()}
 	worker.SetStickyCacheSize(flags.stickyCacheSize)
 	w := worker.New(p.temporal,
 		&activities.Kubernetes{Client: kube, Dynamic: p.dynamic, Tokens: gh, Credentials: creds, Defaults: flags.podDefaults,

@@ -29,6 +29,7 @@ type workerFlags struct {
 	arcLease, arcPodSelector  string
 	githubListInterval        time.Duration
 	githubBudgetShare         float64
+	githubCAFile              string
 	setupTemporal             bool
 }
 
@@ -81,6 +82,8 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 		"how old the shared list of a scope's runners may be when runners look themselves up or pools ask which are busy (one list per scope per interval while anything waits)")
 	fs.Float64Var(&w.githubBudgetShare, "github-budget-share", envFloat("ARCFLOW_GITHUB_BUDGET_SHARE", github.DefaultBudgetShare),
 		"share of each credential's GitHub rate limit arcflow plans within; past it, reconciles and runner-list refreshes wait for the window's reset (registration and unregistration never do)")
+	fs.StringVar(&w.githubCAFile, "github-ca-file", envOr("ARCFLOW_GITHUB_CA_FILE", ""),
+		"PEM file of CA certificates trusted beside the system's for GitHub's API and its Actions service (a GitHub Enterprise Server with a private CA); a proxy comes from HTTPS_PROXY, HTTP_PROXY and NO_PROXY")
 	fs.BoolVar(&w.setupTemporal, "setup-temporal", envBool("ARCFLOW_SETUP_TEMPORAL"),
 		"at start, register the Temporal namespace when it is missing and arcflow's search attributes, as `arcflow setup` does (env ARCFLOW_SETUP_TEMPORAL)")
 	return w

@@ -18,6 +18,8 @@ type Clients struct {
 	Transport http.RoundTripper
 	// OnCall hears each call (Options.OnCall).
 	OnCall func(op string, status int)
+	// Version is arcflow's, for the User-Agent (Options.Version).
+	Version string
 
 	mu       sync.Mutex
 	byClient map[*github.Client]*Client
@@ -37,7 +39,7 @@ func (c *Clients) For(ctx context.Context, scope github.Scope) (*Client, error) 
 	if c.byClient == nil {
 		c.byClient = map[*github.Client]*Client{}
 	}
-	client := New(gh, Options{APIBaseURL: gh.APIBaseURL(), RunnerURL: gh.RunnerURL(), Transport: c.Transport, OnCall: c.OnCall})
+	client := New(gh, Options{APIBaseURL: gh.APIBaseURL(), RunnerURL: gh.RunnerURL(), Transport: c.Transport, OnCall: c.OnCall, Version: c.Version})
 	c.byClient[gh] = client
 	return client, nil
 }
