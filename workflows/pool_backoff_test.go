@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
 
@@ -47,7 +48,7 @@ func TestJITRunnersThatFailBeforeAJobBackOff(t *testing.T) {
 			for ; failed < len(pt.created); failed++ {
 				name := pt.created[failed].name
 				pt.env.SignalWorkflow(contract.SignalRunnerRegistered, RunnerRegistered{Name: name})
-				pt.env.SignalWorkflow(contract.SignalRunnerDone, RunnerDone{Name: name, Reason: EndPodFailed, RunnerID: int64(100 + failed)})
+				pt.env.SignalWorkflow(contract.SignalRunnerDone, RunnerDone{Name: name, Reason: EndPodFailed, RunnerID: int64(100 + failed), Cause: calls.CauseRunnerDied})
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/arcflow/arcflow/activities/calls"
 	"github.com/arcflow/arcflow/api/v1alpha1"
 	"github.com/arcflow/arcflow/workflows/contract"
 )
@@ -158,7 +159,10 @@ func (p *poolRun) onDone(ctx workflow.Context, d RunnerDone) {
 		// A runner a job's delivery showed registered did start, even if it
 		// had not seen itself listed yet (patient registration checks).
 		failedStart := !d.started() && !registeredByJob
-		if !failedStart && d.Reason == EndPodFailed && !finishing && !busy && d.Cause == "" {
+		// A JIT runner's failed pod says runner-died (its process exited
+		// non-zero); what Kubernetes took (OOM, eviction, a lost node) is no
+		// failure to start.
+		if !failedStart && d.Reason == EndPodFailed && !finishing && !busy && (d.Cause == "" || d.Cause == calls.CauseRunnerDied) {
 			failedStart = p.jitFailedBeforeAJob(ctx)
 		}
 		if failedStart && workflow.GetVersion(ctx, failedStartBackoffVersion, workflow.DefaultVersion, 1) >= 1 {
