@@ -60,6 +60,11 @@ func TestAJITPoolOnSummerwindsImageIsToldAndTheDefaultStarts(t *testing.T) {
 	require.Never(t, func() bool { return w.IdleRunners() > 0 }, 5*time.Second, 100*time.Millisecond,
 		"a runner started from summerwind's entrypoint")
 	failed := len(w.Runners.PodTimes())
+	require.LessOrEqual(t, failed, 2, "the pool backs off after a pod that failed before it took a job (10 s, then 20 s), not one pod per failure")
+	require.Eventually(t, func() bool {
+		out, _ := stack.Kubectl(ctx, "get", "rdeploy", rd, "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="RunnersFailing")].status}`)
+		return out == "True"
+	}, 30*time.Second, 100*time.Millisecond, "and says so: RunnersFailing")
 
 	require.NoError(t, w.Apply(ctx, jitImageManifest("")))
 	require.Eventually(t, func() bool { return w.IdleRunners() == 1 }, 90*time.Second, 100*time.Millisecond,
